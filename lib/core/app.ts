@@ -1,0 +1,227 @@
+// The App: route table, global layers, shared state, and the node:http entry point.
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { BadPathError, normalizePattern, Router } from "../router/index.js";
+import { isPromise } from "../extract/extractor.js";
+import { DEFAULT_BODY_LIMIT } from "./body.js";
+import { composeLayers, handlerStep, type Chain } from "./chain.js";
+import { Context } from "./context.js";
+import { ApiError } from "./errors.js";
+import { injectRequest, type InjectOptions, type InjectResponse } from "./inject.js";
+import { listenApp, type ListenOptions, type ListeningServer } from "./listen.js";
+import { DEFAULT_JSON_DEPTH } from "./json-body.js";
+import { createJsonLogger, type Logger } from "./logger.js";
+import { Reply } from "./reply.js";
+import type { Layer, RouteDefinition } from "./route.js";
+import type { AppRuntime, AsyncValidationAdapters } from "./runtime.js";
+import { writeReply } from "./write.js";
+
+export interface AppOptions {
+  /** Request body limit in bytes (default 1 MiB); routes can override it. */
+  bodyLimit?: number;
+  /** Maximum JSON nesting depth (default 64). */
+  jsonDepth?: number;
+  /** Maximum length of one path parameter (default 100). */
+  maxParamLength?: number;
+  /** Shared application state, read by the `state(key)` extractor. */
+  state?: Record<string, unknown>;
+  /** "production" masks 5xx messages. Default: process.env.KEEL_ENV. */
+  env?: string;
+  logger?: Logger;
+  /** Adapters for async validation rules (asyncUnique, customAsync). */
+  validation?: AsyncValidationAdapters;
+  /** Timeout of each async validation rule, ms (default 2000). */
+  asyncRuleTimeout?: number;
+}
+
+/** What the router stores per route; the chain is filled in when the app compiles. */
+interface RouteEntry {
+  readonly def: RouteDefinition;
+  chain: Chain;
+  bodyLimit: number;
+}
+
+const UNCOMPILED: Chain = () => {
+  throw new Error("keel: route chain used before the app compiled");
+};
+
+export function isProductionEnv(env: string | undefined): boolean {
+  const v = (env ?? "").toLowerCase();
+  return v === "production" || v === "prod";
+}
+
+export class App {
+  private readonly router: Router<RouteEntry>;
+  private readonly entries: RouteEntry[] = [];
+  private readonly globalLayers: Layer[] = [];
+  private readonly shutdownHooks: Array<() => unknown> = [];
+  private fallback: Chain = UNCOMPILED;
+  private compiled = false;
+  readonly runtime: AppRuntime;
+  /** `(req, res) => void` for `http.createServer(app.handler)`. */
+  readonly handler: (req: IncomingMessage, res: ServerResponse) => void;
+
+  constructor(options: AppOptions = {}) {
+    this.router = new Router<RouteEntry>(options.maxParamLength === undefined ? {} : { maxParamLength: options.maxParamLength });
+    this.runtime = {
+      bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+      jsonDepth: options.jsonDepth ?? DEFAULT_JSON_DEPTH,
+      production: isProductionEnv(options.env ?? process.env["KEEL_ENV"]),
+      logger: options.logger ?? createJsonLogger({ level: "warn" }),
+      state: options.state ?? Object.create(null),
+      validation: options.validation ?? {},
+      asyncRuleTimeout: options.asyncRuleTimeout ?? 2000,
+      draining: false,
+    };
+    this.handler = (req, res) => this.handle(req, res);
+  }
+
+  /** Register one route. Conflicts and malformed paths throw here, at startup. */
+  route(def: RouteDefinition): this {
+    const entry: RouteEntry = { def, chain: UNCOMPILED, bodyLimit: def.meta.bodyLimit ?? this.runtime.bodyLimit };
+    this.router.add(def.method, def.path, entry);
+    def.pattern = normalizePattern(def.path).pattern;
+    this.entries.push(entry);
+    this.compiled = false;
+    return this;
+  }
+
+  /** Register several routes (arrays are flattened). */
+  routes(...defs: Array<RouteDefinition | readonly RouteDefinition[]>): this {
+    for (const d of defs) {
+      if (Array.isArray(d)) for (const x of d as readonly RouteDefinition[]) this.route(x);
+      else this.route(d as RouteDefinition);
+    }
+    return this;
+  }
+
+  /** Add a global layer; the first added is the outermost. */
+  layer(layer: Layer): this {
+    this.globalLayers.push(layer);
+    this.compiled = false;
+    return this;
+  }
+
+  /** Set a value in the shared state. */
+  setState(key: string, value: unknown): this {
+    this.runtime.state[key] = value;
+    return this;
+  }
+
+  /** Run `fn` after the server drained on shutdown (before `listen`'s `closed` resolves). */
+  onShutdown(fn: () => unknown): this {
+    this.shutdownHooks.push(fn);
+    return this;
+  }
+
+  /** Every registered route, in registration order. */
+  routeTable(): readonly RouteDefinition[] {
+    return this.entries.map((e) => e.def);
+  }
+
+  /** Compose every route's chain. Runs on the first request if not called; cheap to call again. */
+  compile(): this {
+    if (this.compiled) return this;
+    for (const entry of this.entries) {
+      const def = entry.def;
+      const inner = composeLayers(def.meta.layers ?? [], handlerStep(def.extractors, def.handler));
+      entry.chain = composeLayers(this.globalLayers, inner);
+    }
+    this.fallback = composeLayers(this.globalLayers, (ctx) => this.answerUnrouted(ctx));
+    this.compiled = true;
+    return this;
+  }
+
+  /** 404, 405 with Allow, automatic OPTIONS, or the routing error (bad encoding, long parameter). */
+  private answerUnrouted(ctx: Context): Reply {
+    if (ctx.routingError !== undefined) {
+      const e = ctx.routingError;
+      if (e instanceof BadPathError) {
+        throw ApiError.badRequest(
+          e.reason === "bad_encoding"
+            ? `Invalid percent-encoding in path parameter ${e.param}`
+            : `Path parameter ${e.param} is too long`,
+        );
+      }
+      throw e;
+    }
+    const allowed = this.router.allowedMethods(ctx.path);
+    if (allowed.length === 0) throw ApiError.notFound("Not found");
+    if (allowed.includes("GET") && !allowed.includes("HEAD")) allowed.push("HEAD");
+    if (!allowed.includes("OPTIONS")) allowed.push("OPTIONS");
+    allowed.sort();
+    const allow = allowed.join(", ");
+    if (ctx.method === "OPTIONS") return new Reply(204, null, { allow });
+    throw new ApiError(405, "method_not_allowed", "Method not allowed", { headers: { allow } });
+  }
+
+  /** Find the chain for a request; routing errors are recorded for the fallback chain. */
+  private select(ctx: Context): Chain {
+    try {
+      let m = this.router.find(ctx.method, ctx.path);
+      if (m === null && ctx.method === "HEAD") m = this.router.find("GET", ctx.path);
+      if (m === null) return this.fallback;
+      ctx.params = m.params;
+      ctx.route = m.value.def;
+      ctx.bodyLimit = m.value.bodyLimit;
+      return m.value.chain;
+    } catch (err) {
+      ctx.routingError = err;
+      return this.fallback;
+    }
+  }
+
+  /** Build the context for a raw request; absolute-form targets are reduced to their path. */
+  private createContext(req: IncomingMessage, res: ServerResponse | null): Context {
+    let url = req.url ?? "/";
+    if (url.charCodeAt(0) !== 47 /* "/" */) {
+      try {
+        const u = new URL(url);
+        url = u.pathname + u.search;
+      } catch {
+        url = "/";
+      }
+    }
+    const q = url.indexOf("?");
+    return q === -1
+      ? new Context(this.runtime, req, res, url, "")
+      : new Context(this.runtime, req, res, url.slice(0, q), url.slice(q + 1));
+  }
+
+  /** The node:http request listener. */
+  handle(req: IncomingMessage, res: ServerResponse): void {
+    if (!this.compiled) this.compile();
+    const ctx = this.createContext(req, res);
+    const r = this.select(ctx)(ctx);
+    if (isPromise(r)) r.then((reply) => writeReply(ctx, reply));
+    else writeReply(ctx, r);
+  }
+
+  /** Run one request through the whole pipeline without a socket (tests, tools). */
+  inject(options: InjectOptions): Promise<InjectResponse> {
+    if (!this.compiled) this.compile();
+    return injectRequest(options, (req) => {
+      const ctx = this.createContext(req, null);
+      const r = this.select(ctx)(ctx);
+      return { ctx, reply: isPromise(r) ? r : Promise.resolve(r) };
+    });
+  }
+
+  /** Listen on `port`/`host`; when `signal` aborts (or `shutdown` settles) drain and close. */
+  listen(options: ListenOptions = {}): Promise<ListeningServer> {
+    this.compile();
+    return listenApp(this, options);
+  }
+
+  /** Internal: run the shutdown hooks (used by listen's drain). */
+  async runShutdownHooks(): Promise<void> {
+    for (const fn of this.shutdownHooks) {
+      try {
+        await fn();
+      } catch (err) {
+        this.runtime.logger.log(50, "shutdown hook failed", { message: (err as Error)?.message ?? String(err) });
+      }
+    }
+  }
+}
+
+export type { Server };

@@ -1,0 +1,70 @@
+// Reading request bodies: counted on bytes actually read (chunked too), never past the limit.
+import type { IncomingMessage } from "node:http";
+import { ApiError } from "./errors.js";
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const EMPTY = Buffer.alloc(0);
+
+/** Marks an error that leaves unread request bytes on the wire: the connection must close. */
+export class BodyLimitError extends ApiError {
+  constructor(limit: number) {
+    super(413, "payload_too_large", `Request body exceeds limit of ${limit} bytes`, {
+      headers: { connection: "close" },
+    });
+  }
+}
+
+function declaredLength(req: IncomingMessage): number {
+  const te = req.headers["transfer-encoding"];
+  if (te !== undefined) return -1; // chunked: the length is whatever arrives
+  const cl = req.headers["content-length"];
+  if (cl === undefined) return 0;
+  const n = Number(cl);
+  return Number.isSafeInteger(n) && n >= 0 ? n : -1;
+}
+
+/**
+ * Read the whole body, at most `limit` bytes. A declared Content-Length over the limit is
+ * refused before reading anything; a stream that grows past it is abandoned at that byte.
+ */
+export function readRequestBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = declaredLength(req);
+  if (declared === 0) return Promise.resolve(EMPTY);
+  if (declared > limit) return Promise.reject(new BodyLimitError(limit));
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const cleanup = (): void => {
+      req.removeListener("data", onData);
+      req.removeListener("end", onEnd);
+      req.removeListener("error", onError);
+      req.removeListener("aborted", onAborted);
+    };
+    function onData(chunk: Buffer): void {
+      received += chunk.length;
+      if (received > limit) {
+        cleanup();
+        req.pause();
+        reject(new BodyLimitError(limit));
+        return;
+      }
+      chunks.push(chunk);
+    }
+    function onEnd(): void {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
+    }
+    function onError(err: Error): void {
+      cleanup();
+      reject(ApiError.badRequest("Request body could not be read", { cause: err, detail: err.message }));
+    }
+    function onAborted(): void {
+      cleanup();
+      reject(ApiError.badRequest("Request body was cut off by the client"));
+    }
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+    req.on("aborted", onAborted);
+  });
+}

@@ -1,0 +1,76 @@
+// Composing a route's chain once, at startup: global layers -> route layers -> extractors ->
+// handler. Each step turns a thrown error into the uniform error Reply, so every layer outside
+// it sees a Reply (and can add its headers to error responses too).
+import type { AnyExtractor } from "../extract/extractor.js";
+import { isPromise } from "../extract/extractor.js";
+import type { Context } from "./context.js";
+import { errorReply } from "./error-reply.js";
+import { Reply, toReply } from "./reply.js";
+import type { Layer, Next } from "./route.js";
+
+/** Internal chain step: may answer synchronously to skip a promise on the fast path. */
+export type Chain = (ctx: Context) => Reply | Promise<Reply>;
+
+/** Errors thrown (or rejected) by `step` become error Replies. */
+export function guard(step: Chain): Chain {
+  return (ctx) => {
+    try {
+      const r = step(ctx);
+      return isPromise(r) ? r.then(undefined, (err: unknown) => errorReply(ctx, err)) : r;
+    } catch (err) {
+      return errorReply(ctx, err);
+    }
+  };
+}
+
+function asNext(step: Chain): Next {
+  return (ctx) => {
+    const r = step(ctx);
+    return isPromise(r) ? r : Promise.resolve(r);
+  };
+}
+
+/** Wrap `inner` in `layers` (first is outermost). */
+export function composeLayers(layers: readonly Layer[], inner: Chain): Chain {
+  let next = guard(inner);
+  for (let i = layers.length - 1; i >= 0; i--) {
+    const layer = layers[i]!;
+    const n = asNext(next);
+    next = guard((ctx) => layer(ctx, n));
+  }
+  return next;
+}
+
+type AnyHandler = (...args: any[]) => unknown;
+
+function finish(out: unknown): Reply | Promise<Reply> {
+  return isPromise(out) ? out.then(toReply) : toReply(out);
+}
+
+/** Run the extractors in order (awaiting only those that are async), then the handler. */
+export function handlerStep(extractors: readonly AnyExtractor[], handler: AnyHandler): Chain {
+  const n = extractors.length;
+  if (n === 0) return () => finish(handler());
+  if (n === 1) {
+    const e0 = extractors[0]!.extract;
+    return (ctx) => {
+      const v = e0(ctx);
+      return isPromise(v) ? v.then((x) => finish(handler(x))) : finish(handler(v));
+    };
+  }
+  const extract = extractors.map((e) => e.extract);
+  const resume = async (ctx: Context, args: unknown[], from: number, pending: Promise<unknown>): Promise<Reply> => {
+    args[from] = await pending;
+    for (let i = from + 1; i < n; i++) args[i] = await extract[i]!(ctx);
+    return finish(handler(...args));
+  };
+  return (ctx) => {
+    const args = new Array<unknown>(n);
+    for (let i = 0; i < n; i++) {
+      const v = extract[i]!(ctx);
+      if (isPromise(v)) return resume(ctx, args, i, v);
+      args[i] = v;
+    }
+    return finish(handler(...args));
+  };
+}

@@ -1,0 +1,39 @@
+// Content-Type is parsed once per request and shared by every consumer (body extractors,
+// validators, layers), so no two parts of keel can disagree about what a request carries
+// (the Fastify CVE-2025-32442 class). Parsing is a linear scan, no regex.
+
+export interface MediaType {
+  /** Lowercased `type/subtype`, whitespace trimmed; "" when the header is absent or malformed. */
+  readonly essence: string;
+  /** Lowercased charset parameter, or undefined. */
+  readonly charset: string | undefined;
+}
+
+const ABSENT: MediaType = Object.freeze({ essence: "", charset: undefined });
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+export function parseMediaType(header: string | undefined): MediaType {
+  if (header === undefined || header === "") return ABSENT;
+  const semi = header.indexOf(";");
+  const essence = (semi === -1 ? header : header.slice(0, semi)).trim().toLowerCase();
+  const slash = essence.indexOf("/");
+  if (slash <= 0 || slash === essence.length - 1) return ABSENT;
+  if (!TOKEN.test(essence.slice(0, slash)) || !TOKEN.test(essence.slice(slash + 1))) return ABSENT;
+  let charset: string | undefined;
+  if (semi !== -1) {
+    for (const part of header.slice(semi + 1).split(";")) {
+      const eq = part.indexOf("=");
+      if (eq === -1) continue;
+      if (part.slice(0, eq).trim().toLowerCase() !== "charset") continue;
+      let v = part.slice(eq + 1).trim();
+      if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) v = v.slice(1, -1);
+      charset = v.toLowerCase();
+    }
+  }
+  return { essence, charset };
+}
+
+/** `application/json` or any `+json` structured suffix (RFC 6839). */
+export function isJsonMediaType(m: MediaType): boolean {
+  return m.essence === "application/json" || (m.essence.endsWith("+json") && m.essence.indexOf("/") > 0);
+}

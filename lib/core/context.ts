@@ -1,0 +1,129 @@
+// The per-request context: one object per request, one stable shape. Everything derived from the
+// request (query, cookies, content type, body) is parsed lazily, once, and shared.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { readRequestBody } from "./body.js";
+import { parseCookies } from "./cookies.js";
+import { parseMediaType, type MediaType } from "./content-type.js";
+import { parseQueryString, type ParamMap } from "./query.js";
+import type { RouteDefinition } from "./route.js";
+import type { AppRuntime } from "./runtime.js";
+
+const EMPTY_PARAMS: Record<string, string> = Object.freeze(Object.create(null)) as Record<string, string>;
+
+export class Context {
+  readonly req: IncomingMessage;
+  /** The Node response, or null when the request came through `app.inject`. */
+  readonly res: ServerResponse | null;
+  /** Upper-case method as received (HEAD stays HEAD even when a GET route serves it). */
+  readonly method: string;
+  /** Raw request path without the query string; what the router matched. */
+  readonly path: string;
+  /** Raw query string without `?` ("" when absent). */
+  readonly rawQuery: string;
+  /** Decoded path parameters (null-prototype). */
+  params: Record<string, string>;
+  /** The matched route, or null for 404/405/automatic OPTIONS. */
+  route: RouteDefinition | null;
+  /** Request id; set by the request-id layer (empty when none runs). */
+  requestId: string;
+  /** A routing failure (bad path encoding, over-long parameter) for the fallback chain to answer. */
+  routingError: unknown;
+  /** Per-request values set by layers for extractors and handlers (null-prototype, lazy). */
+  private localsMap: Record<string, unknown> | null;
+  /** Body size limit for this request in bytes. */
+  bodyLimit: number;
+  readonly runtime: AppRuntime;
+  private queryMap: ParamMap | null;
+  private cookieMap: Record<string, string> | null;
+  private mediaType: MediaType | null;
+  private bodyPromise: Promise<Buffer> | null;
+  private abort: AbortController | null;
+
+  constructor(runtime: AppRuntime, req: IncomingMessage, res: ServerResponse | null, path: string, rawQuery: string) {
+    this.req = req;
+    this.res = res;
+    this.method = req.method ?? "GET";
+    this.path = path;
+    this.rawQuery = rawQuery;
+    this.params = EMPTY_PARAMS;
+    this.route = null;
+    this.requestId = "";
+    this.routingError = undefined;
+    this.localsMap = null;
+    this.bodyLimit = runtime.bodyLimit;
+    this.runtime = runtime;
+    this.queryMap = null;
+    this.cookieMap = null;
+    this.mediaType = null;
+    this.bodyPromise = null;
+    this.abort = null;
+  }
+
+  /** Request headers (lowercase names, as Node gives them). */
+  get headers(): IncomingMessage["headers"] {
+    return this.req.headers;
+  }
+
+  /** One header as a single string: repeated headers are joined with ", " (set-cookie excepted). */
+  header(name: string): string | undefined {
+    const v = this.req.headers[name.toLowerCase()];
+    if (v === undefined) return undefined;
+    return Array.isArray(v) ? v.join(", ") : v;
+  }
+
+  /** Parsed query string (null-prototype; repeated keys become arrays). */
+  get query(): ParamMap {
+    return (this.queryMap ??= parseQueryString(this.rawQuery));
+  }
+
+  /** Parsed Cookie header (null-prototype). */
+  get cookies(): Record<string, string> {
+    return (this.cookieMap ??= parseCookies(this.header("cookie")));
+  }
+
+  /** The request's media type, parsed once and shared by every body consumer. */
+  get contentType(): MediaType {
+    return (this.mediaType ??= parseMediaType(this.req.headers["content-type"]));
+  }
+
+  /** The raw body, read once (within `bodyLimit`); later calls share the same promise. */
+  body(): Promise<Buffer> {
+    return (this.bodyPromise ??= readRequestBody(this.req, this.bodyLimit));
+  }
+
+  /** Application state shared by all requests. */
+  get state(): Record<string, unknown> {
+    return this.runtime.state;
+  }
+
+  /** Per-request values set by layers. */
+  get locals(): Record<string, unknown> {
+    return (this.localsMap ??= Object.create(null) as Record<string, unknown>);
+  }
+
+  /** Socket peer address (never taken from X-Forwarded-For here). */
+  get remoteAddress(): string {
+    return this.req.socket?.remoteAddress ?? "";
+  }
+
+  /** Aborts when the client goes away before the response is finished, or when a layer aborts it. */
+  get signal(): AbortSignal {
+    if (this.abort === null) {
+      const controller = new AbortController();
+      this.abort = controller;
+      const res = this.res;
+      if (res !== null) {
+        res.once("close", () => {
+          if (!res.writableFinished) controller.abort(new Error("client closed the connection"));
+        });
+      }
+    }
+    return this.abort.signal;
+  }
+
+  /** Abort the request's signal (used by timeout layers). */
+  abortRequest(reason?: unknown): void {
+    if (this.abort === null) this.abort = new AbortController();
+    this.abort.abort(reason);
+  }
+}

@@ -1,0 +1,137 @@
+// The one error shape of keel: {"error":{"type","message","fields"?},"error_id":"err_<32 hex>"}.
+// Every error anywhere in the request path (router, extractors, layers, handlers) ends up here.
+import { randomUUID } from "node:crypto";
+
+export type ErrorType =
+  | "bad_request"
+  | "unauthorized"
+  | "forbidden"
+  | "not_found"
+  | "method_not_allowed"
+  | "not_acceptable"
+  | "conflict"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "validation_error"
+  | "rate_limit_exceeded"
+  | "timeout"
+  | "service_unavailable"
+  | "internal_error";
+
+/** One failed rule of a validation error (SPEC "Validation field item"). */
+export interface ValidationField {
+  field: string;
+  code: string;
+  message: string;
+}
+
+export interface ApiErrorOptions {
+  /** Private text written to the log with the error_id; never sent to the client. */
+  detail?: string;
+  cause?: unknown;
+  fields?: ValidationField[];
+  /** Extra response headers (Allow, WWW-Authenticate, Retry-After, ...). */
+  headers?: Record<string, string>;
+}
+
+/** An error that knows its HTTP status and uniform-body type. Throw it from handlers and layers. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly type: ErrorType | (string & {});
+  readonly fields: ValidationField[] | undefined;
+  readonly detail: string | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(status: number, type: ErrorType | (string & {}), message: string, options: ApiErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "ApiError";
+    this.status = status;
+    this.type = type;
+    this.fields = options.fields;
+    this.detail = options.detail;
+    this.headers = options.headers;
+  }
+
+  static badRequest(message = "Bad request", options?: ApiErrorOptions): ApiError {
+    return new ApiError(400, "bad_request", message, options);
+  }
+  static unauthorized(message = "Unauthorized", options?: ApiErrorOptions): ApiError {
+    return new ApiError(401, "unauthorized", message, options);
+  }
+  static forbidden(message = "Forbidden", options?: ApiErrorOptions): ApiError {
+    return new ApiError(403, "forbidden", message, options);
+  }
+  static notFound(message = "Not found", options?: ApiErrorOptions): ApiError {
+    return new ApiError(404, "not_found", message, options);
+  }
+  static conflict(message = "Conflict", options?: ApiErrorOptions): ApiError {
+    return new ApiError(409, "conflict", message, options);
+  }
+  static payloadTooLarge(message = "Payload too large", options?: ApiErrorOptions): ApiError {
+    return new ApiError(413, "payload_too_large", message, options);
+  }
+  static unsupportedMediaType(message = "Unsupported media type", options?: ApiErrorOptions): ApiError {
+    return new ApiError(415, "unsupported_media_type", message, options);
+  }
+  static validation(fields: ValidationField[], message = "Request validation failed"): ApiError {
+    return new ApiError(422, "validation_error", message, { fields });
+  }
+  static tooManyRequests(message = "Too many requests", options?: ApiErrorOptions): ApiError {
+    return new ApiError(429, "rate_limit_exceeded", message, options);
+  }
+  static serviceUnavailable(message = "Service unavailable", options?: ApiErrorOptions): ApiError {
+    return new ApiError(503, "service_unavailable", message, options);
+  }
+  /** 500. `detail` (and `cause`) go to the log with the error_id, never to the client. */
+  static internal(message = "Internal server error", options?: ApiErrorOptions): ApiError {
+    return new ApiError(500, "internal_error", message, options);
+  }
+}
+
+/** Throw an error from an expression position: `users.get(id) ?? raise(ApiError.notFound())`. */
+export function raise(error: unknown): never {
+  throw error;
+}
+
+/** `err_` + 32 lowercase hex characters (a random UUID v4 without dashes). */
+export function newErrorId(): string {
+  const u = randomUUID();
+  return "err_" + u.slice(0, 8) + u.slice(9, 13) + u.slice(14, 18) + u.slice(19, 23) + u.slice(24);
+}
+
+export const MASKED_MESSAGE = "An internal error occurred";
+
+/** What an arbitrary thrown value means as an ApiError; anything unknown is a 500. */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const mapped = mapKnownError(err);
+  if (mapped !== undefined) return mapped;
+  return new ApiError(500, "internal_error", "Internal server error", {
+    detail: err instanceof Error ? err.message : String(err),
+    cause: err,
+  });
+}
+
+/** Mappers for errors from libraries (database drivers, ...), registered by feature modules. */
+type ErrorMapper = (err: unknown) => ApiError | undefined;
+const errorMappers: ErrorMapper[] = [];
+
+export function registerErrorMapper(mapper: ErrorMapper): void {
+  errorMappers.push(mapper);
+}
+
+function mapKnownError(err: unknown): ApiError | undefined {
+  for (let i = 0; i < errorMappers.length; i++) {
+    const mapped = errorMappers[i]!(err);
+    if (mapped !== undefined) return mapped;
+  }
+  return undefined;
+}
+
+/** The uniform body as a JSON string. Production masks every 5xx message; fields stay. */
+export function errorBodyJson(err: ApiError, errorId: string, production: boolean): string {
+  const message = production && err.status >= 500 ? MASKED_MESSAGE : err.message;
+  const error: { type: string; message: string; fields?: ValidationField[] } = { type: err.type, message };
+  if (err.fields !== undefined) error.fields = err.fields;
+  return JSON.stringify({ error, error_id: errorId });
+}

@@ -1,0 +1,91 @@
+// Listening and graceful shutdown. When the signal aborts (or the shutdown promise settles):
+// readiness flips to draining, the listener stops accepting, idle keep-alive sockets close,
+// in-flight requests finish (their responses carry `connection: close`), and after the deadline
+// whatever is left is cut off and counted. Then the shutdown hooks run and `closed` resolves.
+import { createServer, type Server, type ServerOptions } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { App } from "./app.js";
+import { LOG_LEVELS } from "./logger.js";
+
+export const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
+
+export interface ListenOptions {
+  /** Port (default 0: a free port). */
+  port?: number;
+  /** Host (default 127.0.0.1). */
+  host?: string;
+  /** Aborting it starts the graceful shutdown. */
+  signal?: AbortSignal;
+  /** Settling it starts the graceful shutdown (the spec's "shutdown future"). */
+  shutdown?: PromiseLike<unknown>;
+  /** How long in-flight requests get to finish, ms (default 10 000). */
+  shutdownTimeout?: number;
+  /** Options for node:http createServer (timeouts, maxHeaderSize, ...). */
+  server?: ServerOptions;
+}
+
+export interface ListeningServer {
+  readonly server: Server;
+  readonly host: string;
+  readonly port: number;
+  /** `http://host:port` (IPv6 hosts in brackets). */
+  readonly url: string;
+  /** Start the graceful shutdown now; resolves when it is done. */
+  close(): Promise<void>;
+  /** Resolves when the server has shut down. */
+  readonly closed: Promise<void>;
+}
+
+export function listenApp(app: App, options: ListenOptions): Promise<ListeningServer> {
+  const server = createServer({ ...options.server }, app.handler);
+  const timeout = options.shutdownTimeout ?? DEFAULT_SHUTDOWN_TIMEOUT;
+  const logger = app.runtime.logger;
+  let closing: Promise<void> | null = null;
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((r) => (resolveClosed = r));
+
+  const drain = (): Promise<void> => {
+    if (closing !== null) return closing;
+    app.runtime.draining = true;
+    closing = new Promise<void>((resolve) => {
+      const sweeper = setInterval(() => server.closeIdleConnections(), 20);
+      const deadline = setTimeout(() => {
+        server.getConnections((_err, count) => {
+          if (count > 0 && LOG_LEVELS.warn >= logger.level) {
+            logger.log(LOG_LEVELS.warn, "shutdown deadline reached; cutting off connections", { connections: count, timeout_ms: timeout });
+          }
+          server.closeAllConnections();
+        });
+      }, timeout);
+      server.close(() => {
+        clearInterval(sweeper);
+        clearTimeout(deadline);
+        resolve();
+      });
+      server.closeIdleConnections();
+    }).then(async () => {
+      await app.runShutdownHooks();
+      resolveClosed();
+    });
+    return closing;
+  };
+
+  return new Promise<ListeningServer>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+      server.off("error", reject);
+      const addr = server.address() as AddressInfo;
+      const host = addr.address;
+      const url = `http://${host.includes(":") ? `[${host}]` : host}:${addr.port}`;
+      const signal = options.signal;
+      if (signal !== undefined) {
+        if (signal.aborted) void drain();
+        else signal.addEventListener("abort", () => void drain(), { once: true });
+      }
+      if (options.shutdown !== undefined) {
+        options.shutdown.then(() => void drain(), () => void drain());
+      }
+      resolve({ server, host, port: addr.port, url, close: drain, closed });
+    });
+  });
+}

@@ -1,0 +1,81 @@
+// Writing a Reply to the socket, once: one writeHead with every header, then the body.
+// Streams are piped with backpressure; HEAD, 204 and 304 send headers only.
+import type { ServerResponse } from "node:http";
+import { Readable, pipeline } from "node:stream";
+import type { Context } from "./context.js";
+import { errorReply } from "./error-reply.js";
+import { LOG_LEVELS } from "./logger.js";
+import { isStreamBody, Reply, toReply, type StreamBody } from "./reply.js";
+
+/** True when this response must not carry a body (headers only). */
+export function isBodyless(method: string, status: number): boolean {
+  return method === "HEAD" || status === 204 || status === 304 || (status >= 100 && status < 200);
+}
+
+/** Fill in Content-Length (for byte bodies) and Connection (while draining). */
+export function finalizeHeaders(ctx: Context, reply: Reply): void {
+  const h = reply.headers;
+  const body = reply.body;
+  if (ctx.runtime.draining) h["connection"] = "close";
+  if (reply.status === 204 || reply.status < 200) {
+    delete h["content-length"];
+    return;
+  }
+  if (h["content-length"] !== undefined) return;
+  if (typeof body === "string") h["content-length"] = Buffer.byteLength(body);
+  else if (body === null) h["content-length"] = 0;
+  else if (body instanceof Uint8Array) h["content-length"] = body.byteLength;
+}
+
+export function writeReply(ctx: Context, value: Reply): void {
+  const res = ctx.res!;
+  const reply = value instanceof Reply ? value : toReply(value);
+  finalizeHeaders(ctx, reply);
+  try {
+    res.writeHead(reply.status, reply.headers as Record<string, string | number | string[]>);
+  } catch (err) {
+    // An invalid header (CR/LF, bad name) from a handler or layer: nothing was sent yet.
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const fallback = errorReply(ctx, err);
+    finalizeHeaders(ctx, fallback);
+    res.writeHead(fallback.status, fallback.headers as Record<string, string | number>);
+    res.end(fallback.body as string);
+    discardStream(reply.body);
+    return;
+  }
+  const body = reply.body;
+  if (body === null || isBodyless(ctx.method, reply.status)) {
+    res.end();
+    discardStream(body);
+  } else if (typeof body === "string" || body instanceof Uint8Array) {
+    res.end(body);
+  } else {
+    sendStream(ctx, res, body);
+  }
+}
+
+function discardStream(body: unknown): void {
+  if (body instanceof Readable) body.destroy();
+}
+
+function sendStream(ctx: Context, res: ServerResponse, body: StreamBody): void {
+  const source = body instanceof Readable ? body : Readable.from(body, { objectMode: false });
+  pipeline(source, res, (err) => {
+    if (err && (err as NodeJS.ErrnoException).code !== "ERR_STREAM_PREMATURE_CLOSE") {
+      const logger = ctx.runtime.logger;
+      if (LOG_LEVELS.error >= logger.level) {
+        logger.log(LOG_LEVELS.error, "response stream failed", {
+          req_id: ctx.requestId || undefined,
+          method: ctx.method,
+          route: ctx.route?.pattern ?? ctx.path,
+          message: err.message,
+        });
+      }
+    }
+  });
+}
+
+export { isStreamBody };

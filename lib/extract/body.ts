@@ -1,0 +1,93 @@
+// Body-consuming extractors. Each must be a handler's last argument; the body is read once.
+import { isUtf8 } from "node:buffer";
+import type { Context } from "../core/context.js";
+import { isJsonMediaType } from "../core/content-type.js";
+import { ApiError } from "../core/errors.js";
+import { parseJsonText } from "../core/json-body.js";
+import { parseQueryString, type ParamMap } from "../core/query.js";
+import { compileSchema, type JsonSchema, type Static } from "../schema/index.js";
+import { Extractor, MissingValueError } from "./extractor.js";
+import { runValidation } from "./validate.js";
+
+export interface BodyOptions {
+  /** Apply schema `default`s to missing properties. */
+  useDefaults?: boolean;
+}
+
+function requireMedia(ctx: Context, ok: boolean, expected: string): void {
+  if (ok) return;
+  const got = ctx.contentType.essence;
+  throw ApiError.unsupportedMediaType(
+    got === "" ? `Missing content-type; expected ${expected}` : `Unsupported content-type ${got}; expected ${expected}`,
+  );
+}
+
+function decodeUtf8(buf: Buffer): string {
+  if (!isUtf8(buf)) throw ApiError.badRequest("Request body is not valid UTF-8");
+  return buf.toString("utf8");
+}
+
+function readJson(ctx: Context): Promise<unknown> {
+  requireMedia(ctx, isJsonMediaType(ctx.contentType), "application/json");
+  return ctx.body().then((buf) => {
+    if (buf.length === 0) throw new MissingValueError("Request body is empty; expected JSON");
+    return parseJsonText(decodeUtf8(buf), ctx.runtime.jsonDepth);
+  });
+}
+
+/** A JSON body (`application/json` or `+json`, else 415), validated by `schema` (failure: 422). */
+export function json(): Extractor<unknown, true>;
+export function json<const S extends JsonSchema>(schema: S, options?: BodyOptions): Extractor<Static<S>, true>;
+export function json(schema?: JsonSchema, options: BodyOptions = {}): Extractor<unknown, true> {
+  const body = { contentTypes: ["application/json"], required: true, ...(schema === undefined ? {} : { schema }) };
+  if (schema === undefined) return new Extractor("json", readJson, true, { body, errorStatuses: [400, 413, 415] });
+  const compiled = compileSchema(schema, { useDefaults: options.useDefaults === true });
+  return new Extractor(
+    "json",
+    (ctx) => readJson(ctx).then((v) => runValidation(compiled, v, ctx, "")),
+    true,
+    { body, errorStatuses: [400, 413, 415, 422] },
+  );
+}
+
+/** A text body (`text/*` or no content-type, else 415) that must be valid UTF-8 (else 400). */
+export function text(): Extractor<string, true> {
+  return new Extractor(
+    "text",
+    (ctx) => {
+      const m = ctx.contentType.essence;
+      requireMedia(ctx, m === "" || m.startsWith("text/"), "text/plain");
+      return ctx.body().then(decodeUtf8);
+    },
+    true,
+    { body: { contentTypes: ["text/plain"], required: true, schema: { type: "string" } }, errorStatuses: [400, 413, 415] },
+  );
+}
+
+/** The raw body bytes, any content type. */
+export function bytes(): Extractor<Buffer, true> {
+  return new Extractor("bytes", (ctx) => ctx.body(), true, {
+    body: { contentTypes: ["application/octet-stream"], required: true, schema: { type: "string", contentEncoding: "binary" } },
+    errorStatuses: [413],
+  });
+}
+
+function readForm(ctx: Context): Promise<ParamMap> {
+  requireMedia(ctx, ctx.contentType.essence === "application/x-www-form-urlencoded", "application/x-www-form-urlencoded");
+  return ctx.body().then((buf) => parseQueryString(decodeUtf8(buf)));
+}
+
+/** An urlencoded form body (else 415), coerced and validated by `schema` (failure: 422). */
+export function form(): Extractor<ParamMap, true>;
+export function form<const S extends JsonSchema>(schema: S, options?: BodyOptions): Extractor<Static<S>, true>;
+export function form(schema?: JsonSchema, options: BodyOptions = {}): Extractor<unknown, true> {
+  const body = { contentTypes: ["application/x-www-form-urlencoded"], required: true, ...(schema === undefined ? {} : { schema }) };
+  if (schema === undefined) return new Extractor("form", readForm, true, { body, errorStatuses: [400, 413, 415] });
+  const compiled = compileSchema(schema, { coerce: true, useDefaults: options.useDefaults === true });
+  return new Extractor(
+    "form",
+    (ctx) => readForm(ctx).then((v) => runValidation(compiled, compiled.coerce(v), ctx, "")),
+    true,
+    { body, errorStatuses: [400, 413, 415, 422] },
+  );
+}

@@ -1,0 +1,49 @@
+// keel's public facade: the only stable surface. Everything users import comes from here.
+
+export { App, type AppOptions } from "./core/app.js";
+export { Context } from "./core/context.js";
+export { route, RouteDefinition, MAX_EXTRACTORS, type Layer, type Next, type RouteMeta, type ResponseDoc, type ParamOverride, type Handler } from "./core/route.js";
+export {
+  Reply,
+  reply,
+  jsonReply,
+  created,
+  accepted,
+  noContent,
+  text as textReply,
+  html,
+  bytes as bytesReply,
+  stream,
+  redirect,
+  toReply,
+  type ReplyBody,
+  type ReplyHeaders,
+  type HeaderValue,
+  type StreamBody,
+} from "./core/reply.js";
+export { ApiError, raise, registerErrorMapper, newErrorId, MASKED_MESSAGE, type ErrorType, type ValidationField, type ApiErrorOptions } from "./core/errors.js";
+export { DEFAULT_BODY_LIMIT } from "./core/body.js";
+export { DEFAULT_JSON_DEPTH } from "./core/json-body.js";
+export { parseMediaType, type MediaType } from "./core/content-type.js";
+export { createJsonLogger, silentLogger, LOG_LEVELS, type Logger, type LogLevelName, type JsonLoggerOptions } from "./core/logger.js";
+export type { InjectOptions, InjectResponse } from "./core/inject.js";
+export { DEFAULT_SHUTDOWN_TIMEOUT, type ListenOptions, type ListeningServer } from "./core/listen.js";
+export type { AppRuntime, AsyncValidationAdapters } from "./core/runtime.js";
+
+export {
+  Extractor,
+  extractor,
+  bodyExtractor,
+  optional,
+  MissingValueError,
+  type AnyExtractor,
+  type ExtractedType,
+  type ExtractorDoc,
+  type OpenApiParameterDoc,
+  type OpenApiBodyDoc,
+} from "./extract/extractor.js";
+export { path, query, header, cookie } from "./extract/params.js";
+export { json, text, bytes, form, type BodyOptions } from "./extract/body.js";
+export { state, requestContext, context, type RequestInfo } from "./extract/request.js";
+
+export * from "./schema/index.js";

@@ -1,0 +1,140 @@
+// The sample service: every endpoint of SPEC "Sample application endpoints", built only from
+// keel's public API (./index.js). Run it with `npm start` (or `node dist/server.js`).
+import {
+  ApiError,
+  App,
+  created,
+  createJsonLogger,
+  header,
+  json,
+  path,
+  raise,
+  route,
+  t,
+  text,
+  type Static,
+} from "./index.js";
+
+// --- resources -------------------------------------------------------------------------------
+
+const User = t.object({ id: t.u64(), email: t.string() });
+const CreateUser = t.object({
+  email: t.string({ email: true }),
+  password: t.string({ length: { min: 8 } }),
+});
+const Ping = t.object({ status: t.string() });
+const ProjectList = t.object({ service: t.string(), items: t.array(t.string()) });
+const Echo = t.object({ content: t.string() });
+
+type UserRecord = Static<typeof User>;
+
+// --- an in-memory user store, seeded --------------------------------------------------------
+
+const users = new Map<number, UserRecord>([
+  [1, { id: 1, email: "alice@example.com" }],
+  [2, { id: 2, email: "bob@example.com" }],
+]);
+let nextUserId = 3;
+
+// --- routes ------------------------------------------------------------------------------------
+
+export const ping = route.get("/api/v1/ping", { tag: "system", summary: "Liveness ping", responses: { 200: Ping } }, [], () => ({
+  status: "ok",
+}));
+
+export const hello = route.get("/hello", { tag: "system", summary: "Say hello", responses: { 200: t.string() } }, [], () => "Hello, World!");
+
+export const getUser = route.get(
+  "/users/{id}",
+  { tag: "users", summary: "Get a user", responses: { 200: User } },
+  [path("id", t.u64())],
+  (id) => {
+    if (id === 0) throw ApiError.badRequest("id must be greater than zero");
+    return users.get(id) ?? raise(ApiError.notFound(`user ${id} not found`));
+  },
+);
+
+export const createUser = route.post(
+  "/users",
+  { tag: "users", summary: "Create a user", responses: { 201: User } },
+  [json(CreateUser)],
+  (body) => {
+    const user: UserRecord = { id: nextUserId++, email: body.email };
+    users.set(user.id, user);
+    return created(user, { location: `/users/${user.id}` });
+  },
+);
+
+/** `x-tenant-id`, trimmed; missing or blank is a 400. */
+const tenantId = header("x-tenant-id").map((v) => {
+  const trimmed = v.trim();
+  if (trimmed === "") throw ApiError.badRequest("Header x-tenant-id must not be blank");
+  return trimmed;
+});
+
+export const listProjects = route.get(
+  "/projects",
+  { tag: "projects", summary: "List the tenant's projects", responses: { 200: ProjectList } },
+  [tenantId],
+  (tenant) => ({ service: tenant, items: ["alpha", "beta", "gamma"] }),
+);
+
+export const echoText = route.post(
+  "/echo-text",
+  { tag: "system", summary: "Echo a UTF-8 text body", responses: { 200: Echo } },
+  [text()],
+  (content) => ({ content }),
+);
+
+export const broken = route.get(
+  "/api/v1/broken",
+  { tag: "system", summary: "Always fails (shows 5xx masking under KEEL_ENV=production)" },
+  [],
+  () => {
+    throw ApiError.internal("Storage error", { detail: "simulated storage failure: disk quota exceeded on /var/lib/keel" });
+  },
+);
+
+export function createSampleApp(options: { env?: string; logger?: ReturnType<typeof createJsonLogger> } = {}): App {
+  return new App({
+    ...(options.env === undefined ? {} : { env: options.env }),
+    logger: options.logger ?? createJsonLogger({ level: "info", write: (line) => process.stdout.write(line) }),
+  }).routes(ping, hello, getUser, createUser, listProjects, echoText, broken);
+}
+
+// --- main --------------------------------------------------------------------------------------
+
+function parsePort(raw: string | undefined): number {
+  if (raw === undefined || raw === "") return 8080;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+    process.stderr.write(`PORT must be an integer between 0 and 65535, got ${JSON.stringify(raw)}\n`);
+    process.exit(2);
+  }
+  return n;
+}
+
+async function main(): Promise<void> {
+  const logger = createJsonLogger({ level: "info", write: (line) => process.stdout.write(line), base: { service: "keel-sample" } });
+  const app = createSampleApp({ logger });
+  const controller = new AbortController();
+  const stop = (signal: string) => {
+    logger.log(30, "shutting down", { signal });
+    controller.abort();
+  };
+  process.once("SIGTERM", () => stop("SIGTERM"));
+  process.once("SIGINT", () => stop("SIGINT"));
+  const server = await app.listen({ host: process.env["HOST"] || "127.0.0.1", port: parsePort(process.env["PORT"]), signal: controller.signal });
+  logger.log(30, "listening", { url: server.url });
+  await server.closed;
+  logger.log(30, "stopped");
+  process.exit(0);
+}
+
+const invokedDirectly = process.argv[1] !== undefined && /(?:^|[\\/])(?:server\.(?:ts|js))$/.test(process.argv[1]);
+if (invokedDirectly) {
+  main().catch((err: unknown) => {
+    process.stderr.write(JSON.stringify({ level: 60, time: Date.now(), msg: "fatal", message: String((err as Error)?.stack ?? err) }) + "\n");
+    process.exit(1);
+  });
+}

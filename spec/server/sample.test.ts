@@ -1,0 +1,124 @@
+// The sample service, over a real socket: every endpoint of SPEC "Sample application endpoints".
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { ListeningServer } from "../../lib/index.js";
+import { createSampleApp } from "../../lib/server.js";
+import { captureLogger } from "../support/capture-logger.js";
+import { ERROR_ID, send } from "../support/http.js";
+
+type ErrorBody = { error: { type: string; message: string; fields?: Array<{ field: string; code: string; message: string }> }; error_id: string };
+
+describe("sample service", () => {
+  let server: ListeningServer;
+  let prod: ListeningServer;
+  const prodLogger = captureLogger(50);
+  before(async () => {
+    server = await createSampleApp({ logger: captureLogger(100), env: "development" }).listen({ port: 0 });
+    prod = await createSampleApp({ logger: prodLogger, env: "production" }).listen({ port: 0 });
+  });
+  after(async () => {
+    await server.close();
+    await prod.close();
+  });
+  const get = (p: string, headers: Record<string, string> = {}) => send(server.url + p, { headers });
+  const post = (p: string, body: string | Buffer, type: string) => send(server.url + p, { method: "POST", headers: { "content-type": type }, body });
+
+  it("GET /api/v1/ping: 200 ping response", async () => {
+    const r = await get("/api/v1/ping");
+    assert.equal(r.status, 200);
+    assert.deepEqual(JSON.parse(r.body), { status: "ok" });
+  });
+
+  it("GET /hello: 200 JSON string", async () => {
+    const r = await get("/hello");
+    assert.equal(r.status, 200);
+    assert.equal(r.headers["content-type"], "application/json");
+    assert.equal(JSON.parse(r.body), "Hello, World!");
+  });
+
+  it("GET /users/{id}: 200 user, 400 for zero, 404 for unknown", async () => {
+    const ok = await get("/users/1");
+    assert.equal(ok.status, 200);
+    assert.deepEqual(JSON.parse(ok.body), { id: 1, email: "alice@example.com" });
+    const zero = await get("/users/0");
+    assert.equal(zero.status, 400);
+    const zb = JSON.parse(zero.body) as ErrorBody;
+    assert.equal(zb.error.type, "bad_request");
+    assert.match(zb.error_id, ERROR_ID);
+    const missing = await get("/users/999");
+    assert.equal(missing.status, 404);
+    assert.equal((JSON.parse(missing.body) as ErrorBody).error.type, "not_found");
+    assert.equal((await get("/users/abc")).status, 422);
+  });
+
+  it("POST /users: 201 on a valid body, 422 with one item per failed rule", async () => {
+    const ok = await post("/users", JSON.stringify({ email: "carol@example.com", password: "correct horse" }), "application/json");
+    assert.equal(ok.status, 201);
+    const created = JSON.parse(ok.body) as { id: number; email: string };
+    assert.equal(created.email, "carol@example.com");
+    assert.equal(ok.headers["location"], `/users/${created.id}`);
+    assert.equal((await get(`/users/${created.id}`)).status, 200);
+
+    const bad = await post("/users", JSON.stringify({ email: "not-an-email", password: "short" }), "application/json");
+    assert.equal(bad.status, 422);
+    const b = JSON.parse(bad.body) as ErrorBody;
+    assert.equal(b.error.type, "validation_error");
+    assert.equal(b.error.message, "Request validation failed");
+    assert.match(b.error_id, ERROR_ID);
+    const items = (b.error.fields ?? []).map((f) => `${f.field}:${f.code}`).sort();
+    assert.deepEqual(items, ["email:email", "password:length"]);
+    for (const f of b.error.fields ?? []) assert.ok(f.message.length > 0);
+
+    const missing = await post("/users", "{}", "application/json");
+    assert.equal(missing.status, 422);
+    assert.deepEqual((JSON.parse(missing.body) as ErrorBody).error.fields?.map((f) => `${f.field}:${f.code}`).sort(), ["email:required", "password:required"]);
+    assert.equal((await post("/users", "{bad json", "application/json")).status, 400);
+    assert.equal((await post("/users", "email=a", "application/x-www-form-urlencoded")).status, 415);
+  });
+
+  it("GET /projects: service from the trimmed x-tenant-id; 400 when missing or blank", async () => {
+    const ok = await get("/projects", { "x-tenant-id": "  acme  " });
+    assert.equal(ok.status, 200);
+    const body = JSON.parse(ok.body) as { service: string; items: string[] };
+    assert.equal(body.service, "acme");
+    assert.ok(Array.isArray(body.items) && body.items.every((i) => typeof i === "string"));
+    for (const headers of [{}, { "x-tenant-id": "   " }, { "x-tenant-id": "" }]) {
+      const r = await get("/projects", headers);
+      assert.equal(r.status, 400, JSON.stringify(headers));
+      assert.equal((JSON.parse(r.body) as ErrorBody).error.type, "bad_request");
+    }
+  });
+
+  it("POST /echo-text: 200 echo; 400 on invalid UTF-8", async () => {
+    const ok = await post("/echo-text", "grüße 👋", "text/plain; charset=utf-8");
+    assert.equal(ok.status, 200);
+    assert.deepEqual(JSON.parse(ok.body), { content: "grüße 👋" });
+    const bad = await post("/echo-text", Buffer.from([0xc3, 0x28]), "text/plain");
+    assert.equal(bad.status, 400);
+    assert.equal((JSON.parse(bad.body) as ErrorBody).error.type, "bad_request");
+  });
+
+  it("GET /api/v1/broken: 500 Storage error; masked under KEEL_ENV=production with the detail only in the log", async () => {
+    const dev = await get("/api/v1/broken");
+    assert.equal(dev.status, 500);
+    assert.equal((JSON.parse(dev.body) as ErrorBody).error.message, "Storage error");
+    const r = await send(prod.url + "/api/v1/broken");
+    assert.equal(r.status, 500);
+    const b = JSON.parse(r.body) as ErrorBody;
+    assert.equal(b.error.type, "internal_error");
+    assert.equal(b.error.message, "An internal error occurred");
+    assert.match(b.error_id, ERROR_ID);
+    assert.doesNotMatch(r.body, /Storage error|quota/);
+    const logged = prodLogger.records.find((rec) => rec.fields["error_id"] === b.error_id);
+    assert.ok(logged, "the error is logged with its error_id");
+    assert.match(String(logged.fields["detail"]), /quota/);
+    const v = await send(prod.url + "/users", { method: "POST", headers: { "content-type": "application/json" }, body: '{"email":"x","password":"12345678"}' });
+    assert.equal((JSON.parse(v.body) as ErrorBody).error.fields?.[0]?.field, "email", "validation fields stay visible in production");
+  });
+
+  it("unknown paths are 404 in the uniform body", async () => {
+    const r = await get("/nope");
+    assert.equal(r.status, 404);
+    assert.match((JSON.parse(r.body) as ErrorBody).error_id, ERROR_ID);
+  });
+});
