@@ -11,9 +11,12 @@ import type { Layer, Next } from "./route.js";
 /** Internal chain step: may answer synchronously to skip a promise on the fast path. */
 export type Chain = (ctx: Context) => Reply | Promise<Reply>;
 
-/** Errors thrown (or rejected) by `step` become error Replies. */
+const guarded = new WeakSet<Chain>();
+
+/** Errors thrown (or rejected) by `step` become error Replies. Guarding twice is a no-op. */
 export function guard(step: Chain): Chain {
-  return (ctx) => {
+  if (guarded.has(step)) return step;
+  const safe: Chain = (ctx) => {
     try {
       const r = step(ctx);
       return isPromise(r) ? r.then(undefined, (err: unknown) => errorReply(ctx, err)) : r;
@@ -21,6 +24,8 @@ export function guard(step: Chain): Chain {
       return errorReply(ctx, err);
     }
   };
+  guarded.add(safe);
+  return safe;
 }
 
 function asNext(step: Chain): Next {

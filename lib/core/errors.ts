@@ -1,6 +1,7 @@
 // The one error shape of keel: {"error":{"type","message","fields"?},"error_id":"err_<32 hex>"}.
 // Every error anywhere in the request path (router, extractors, layers, handlers) ends up here.
 import { randomUUID } from "node:crypto";
+import { mapDatabaseError } from "./db-errors.js";
 
 export type ErrorType =
   | "bad_request"
@@ -125,7 +126,7 @@ function mapKnownError(err: unknown): ApiError | undefined {
     const mapped = errorMappers[i]!(err);
     if (mapped !== undefined) return mapped;
   }
-  return undefined;
+  return mapDatabaseError(err);
 }
 
 /** The uniform body as a JSON string. Production masks every 5xx message; fields stay. */

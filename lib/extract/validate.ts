@@ -1,7 +1,7 @@
 // Runs a compiled schema against an extracted value and turns failures into the 422 body.
 import type { Context } from "../core/context.js";
 import { ApiError, type ValidationField } from "../core/errors.js";
-import type { CompiledSchema } from "../schema/index.js";
+import { SchemaAsyncRuleError, type CompiledSchema } from "../schema/index.js";
 import { isPromise } from "./extractor.js";
 
 function prefixFields(errors: readonly ValidationField[], prefix: string): ValidationField[] {
@@ -27,5 +27,15 @@ export function runValidation<T>(compiled: CompiledSchema<T>, value: unknown, ct
     if (asyncErrors.length > 0) throw ApiError.validation(prefixFields(asyncErrors, prefix));
     return value as T;
   };
-  return isPromise(pending) ? pending.then(settle) : settle(pending);
+  return isPromise(pending) ? pending.then(settle, asyncRuleFailure) : settle(pending);
+}
+
+/** A rule's adapter that is missing, fails or times out is our problem, not the client's: 5xx. */
+function asyncRuleFailure(err: unknown): never {
+  if (err instanceof SchemaAsyncRuleError) {
+    const options = { detail: err.message, cause: err };
+    if (err.reason === "timeout") throw ApiError.serviceUnavailable("Validation could not be completed in time", options);
+    throw ApiError.internal("Validation could not be completed", options);
+  }
+  throw err;
 }

@@ -1,0 +1,317 @@
+// Code generation for the common case: schema objects that use only "local" keywords (type,
+// properties, required, additionalProperties, items, string/number/array/object rules, const,
+// enum, format, defaults) become one straight-line function, like ajv does. Every other keyword
+// ($ref, applicators, unevaluated*, ...) makes that subschema a call into the closure compiler,
+// so both engines can be mixed freely within one schema.
+//
+// Safety: no schema text is ever spliced into code as code. Keys, messages and literal values go
+// through JSON.stringify (valid JS string/number literals); RegExps, format checks, defaults and
+// closures are passed in the constants array `c`.
+import { setOwn, coercerFor } from "./coerce.js";
+import type { CompileContext } from "./compile-context.js";
+import { canonicalKey, jsonEqual } from "./json-equal.js";
+import { codePointLength, isMultipleOf } from "./keywords-value.js";
+import { defaultMessages as M, requiredMessage, schemaMessage } from "./messages.js";
+import type { Check, ValidationState } from "./state.js";
+
+type SchemaObject = { readonly [k: string]: unknown };
+export type GeneratedCheck = (v: unknown, s: ValidationState) => boolean;
+
+/** Keywords the generator leaves to the closure compiler. */
+const CLOSURE_ONLY = new Set([
+  "$ref", "$dynamicRef", "$id", "$dynamicAnchor", "$schema", "$recursiveRef", "$recursiveAnchor",
+  "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependentRequired",
+  "propertyNames", "patternProperties", "prefixItems", "contains", "minContains", "maxContains",
+  "unevaluatedProperties", "unevaluatedItems",
+]);
+const TYPES = new Set(["string", "integer", "number", "boolean", "null", "object", "array"]);
+const MAX_INLINE_DEPTH = 16;
+
+function isObj(v: unknown): v is SchemaObject {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Whether this schema object's own keywords can all be generated. */
+export function isGeneratable(schema: SchemaObject): boolean {
+  for (const key in schema) if (CLOSURE_ONLY.has(key)) return false;
+  const type = schema["type"];
+  if (type !== undefined && !(typeof type === "string" ? TYPES.has(type) : Array.isArray(type) && type.every((t) => TYPES.has(t as string)))) {
+    return false;
+  }
+  return !Array.isArray(schema["items"]);
+}
+
+const PREDICATES: Record<string, (x: string) => string> = {
+  string: (x) => `typeof ${x} === "string"`,
+  integer: (x) => `Number.isInteger(${x})`,
+  number: (x) => `(typeof ${x} === "number" && Number.isFinite(${x}))`,
+  boolean: (x) => `typeof ${x} === "boolean"`,
+  null: (x) => `${x} === null`,
+  object: (x) => `(typeof ${x} === "object" && ${x} !== null && !Array.isArray(${x}))`,
+  array: (x) => `Array.isArray(${x})`,
+};
+
+const lit = (v: unknown): string => JSON.stringify(v) as string;
+const isScalar = (v: unknown): boolean => typeof v !== "object" || v === null;
+
+class Generator {
+  readonly consts: unknown[] = [];
+  readonly out: string[] = [];
+  #names = 0;
+
+  constructor(readonly cc: CompileContext, readonly base: string) {}
+
+  const(value: unknown): string {
+    this.consts.push(value);
+    return `c[${this.consts.length - 1}]`;
+  }
+
+  name(prefix: string): string {
+    return `${prefix}${++this.#names}`;
+  }
+
+  fail(rel: readonly string[], code: string, message: string, label?: string): void {
+    const path = rel.length === 0 ? "null" : `[${rel.join(", ")}]`;
+    this.out.push(`if (s.fail(${path}, ${lit(code)}, ${lit(message)})) return false; ok = false;${label === undefined ? "" : ` break ${label};`}`);
+  }
+
+  /** Emits the checks of `schema` on the value in variable `x`, found at `rel` below the current path. */
+  node(schema: unknown, x: string, rel: readonly string[], depth: number): void {
+    if (schema === true) return;
+    if (schema === false) return this.fail(rel, "forbidden", "is not allowed");
+    if (!isObj(schema) || !isGeneratable(schema) || depth > MAX_INLINE_DEPTH) return this.closure(schema, x, rel);
+    const label = this.name("L");
+    this.out.push(`${label}: {`);
+    const type = schema["type"];
+    const types = type === undefined ? [] : typeof type === "string" ? [type] : (type as string[]);
+    if (types.length > 0) {
+      const cond = types.map((t) => (PREDICATES[t] as (x: string) => string)(x)).join(" || ");
+      this.out.push(`if (!(${cond})) {`);
+      this.fail(rel, "type", schemaMessage(schema, "type", M.type(types)), label);
+      this.out.push("}");
+    }
+    const only = types.length === 1 ? types[0] : undefined;
+    this.constEnum(schema, x, rel);
+    this.guarded(only === "string", PREDICATES["string"]?.(x), () => this.string(schema, x, rel));
+    this.guarded(only === "number" || only === "integer", `typeof ${x} === "number"`, () => this.number(schema, x, rel));
+    this.guarded(only === "object", PREDICATES["object"]?.(x), () => this.object(schema, x, rel, depth));
+    this.guarded(only === "array", `Array.isArray(${x})`, () => this.array(schema, x, rel, depth));
+    this.out.push("}");
+  }
+
+  /** Runs `emit` under `if (cond)` unless the type check already proved it; drops empty blocks. */
+  guarded(known: boolean, cond: string | undefined, emit: () => void): void {
+    const start = this.out.length;
+    if (!known) this.out.push(`if (${cond}) {`);
+    const before = this.out.length;
+    emit();
+    if (this.out.length === before) this.out.length = start;
+    else if (!known) this.out.push("}");
+  }
+
+  closure(schema: unknown, x: string, rel: readonly string[]): void {
+    const fn = this.const(this.cc.compile(schema, this.base, true) satisfies Check);
+    const r = this.name("r");
+    if (rel.length > 0) this.out.push(`s.path.push(${rel.join(", ")});`);
+    this.out.push(`const ${r} = ${fn}(${x}, s, null);`);
+    if (rel.length > 0) this.out.push(`s.path.length -= ${rel.length};`);
+    this.out.push(`if (!${r}) { if (s.stop) return false; ok = false; }`);
+  }
+
+  constEnum(schema: SchemaObject, x: string, rel: readonly string[]): void {
+    if (Object.hasOwn(schema, "const")) {
+      const value = schema["const"];
+      this.out.push(isScalar(value) ? `if (${x} !== ${lit(value)}) {` : `if (!h.eq(${x}, ${this.const(value)})) {`);
+      this.fail(rel, "enum", schemaMessage(schema, "enum", M.const(value)));
+      this.out.push("}");
+    }
+    const values = schema["enum"];
+    if (Array.isArray(values)) {
+      const test = values.every(isScalar) ? `${this.const(new Set(values))}.has(${x})` : `h.inEnum(${this.const(values)}, ${x})`;
+      this.out.push(`if (!${test}) {`);
+      this.fail(rel, "enum", schemaMessage(schema, "enum", M.enum(values)));
+      this.out.push("}");
+    }
+  }
+
+  string(schema: SchemaObject, x: string, rel: readonly string[]): void {
+    const min = schema["minLength"];
+    const max = schema["maxLength"];
+    if (typeof min === "number" && min > 0) {
+      this.out.push(`if (${x}.length < ${min} || (${x}.length < ${2 * min} && h.cpl(${x}) < ${min})) {`);
+      this.fail(rel, "length", schemaMessage(schema, "length", M.minLength(min)));
+      this.out.push(typeof max === "number" ? "} else " : "}");
+    }
+    if (typeof max === "number") {
+      this.out.push(`if (${x}.length > ${max} && h.cpl(${x}) > ${max}) {`);
+      this.fail(rel, "length", schemaMessage(schema, "length", M.maxLength(max)));
+      this.out.push("}");
+    }
+    const pattern = schema["pattern"];
+    if (typeof pattern === "string") {
+      this.out.push(`if (!${this.const(new RegExp(pattern, "u"))}.test(${x})) {`);
+      this.fail(rel, "regex", schemaMessage(schema, "regex", M.pattern(pattern)));
+      this.out.push("}");
+    }
+    const format = schema["format"];
+    const check = typeof format === "string" ? this.cc.formatCheck(format) : undefined;
+    if (check !== undefined) {
+      const code = format === "email" ? "email" : "format";
+      this.out.push(`if (!${this.const(check)}(${x})) {`);
+      this.fail(rel, code, schemaMessage(schema, code, format === "email" ? M.email : M.format(format as string)));
+      this.out.push("}");
+    }
+  }
+
+  number(schema: SchemaObject, x: string, rel: readonly string[]): void {
+    const rules: [string, string, (n: number) => string][] = [
+      ["minimum", ">=", M.minimum], ["exclusiveMinimum", ">", M.exclusiveMinimum],
+      ["maximum", "<=", M.maximum], ["exclusiveMaximum", "<", M.exclusiveMaximum],
+    ];
+    for (const [key, op, message] of rules) {
+      const bound = schema[key];
+      if (typeof bound !== "number") continue;
+      this.out.push(`if (!(${x} ${op} ${lit(bound)})) {`);
+      this.fail(rel, "range", schemaMessage(schema, "range", message(bound)));
+      this.out.push("}");
+    }
+    const multipleOf = schema["multipleOf"];
+    if (typeof multipleOf === "number") {
+      this.out.push(`if (!h.mult(${x}, ${lit(multipleOf)})) {`);
+      this.fail(rel, "multipleOf", schemaMessage(schema, "multipleOf", M.multipleOf(multipleOf)));
+      this.out.push("}");
+    }
+  }
+
+  object(schema: SchemaObject, x: string, rel: readonly string[], depth: number): void {
+    const props = isObj(schema["properties"]) ? schema["properties"] : {};
+    const names = Object.keys(props);
+    // A key that also exists on Object.prototype needs an own-property check; others do not.
+    const own = (k: string): string => (k in Object.prototype ? ` && Object.hasOwn(${x}, ${lit(k)})` : "");
+    if (this.cc.settings.useDefaults) {
+      for (const k of names) {
+        const child = props[k];
+        if (!isObj(child) || !Object.hasOwn(child, "default")) continue;
+        const value = child["default"];
+        const make = isScalar(value) ? lit(value) : `structuredClone(${this.const(value)})`;
+        this.out.push(`if (${x}[${lit(k)}] === undefined) h.setOwn(${x}, ${lit(k)}, ${make});`);
+      }
+    }
+    const required = schema["required"];
+    if (Array.isArray(required)) {
+      for (const k of required as string[]) {
+        this.out.push(`if (${x}[${lit(k)}] === undefined${k in Object.prototype ? ` || !Object.hasOwn(${x}, ${lit(k)})` : ""}) {`);
+        this.fail([...rel, lit(k)], "required", requiredMessage(schema, props[k]));
+        this.out.push("}");
+      }
+    }
+    for (const k of names) {
+      const y = this.name("v");
+      this.out.push(`let ${y} = ${x}[${lit(k)}];`, `if (${y} !== undefined${own(k)}) {`);
+      const coerce = this.cc.settings.coerce ? coercerFor(props[k]) : null;
+      if (coerce !== null) this.out.push(`{ const n = ${this.const(coerce)}(${y}); if (n !== ${y}) h.setOwn(${x}, ${lit(k)}, ${y} = n); }`);
+      this.node(props[k], y, [...rel, lit(k)], depth + 1);
+      this.out.push("}");
+    }
+    const additional = schema["additionalProperties"];
+    if (additional !== undefined && additional !== true) {
+      const key = this.name("k");
+      const known = names.length === 0 ? "false" : names.length <= 8 ? names.map((n) => `${key} === ${lit(n)}`).join(" || ") : `${this.const(new Set(names))}.has(${key})`;
+      this.out.push(`for (const ${key} of Object.keys(${x})) {`, `if (${known}) continue;`);
+      if (additional === false) {
+        this.fail([...rel, key], "additionalProperties", schemaMessage(schema, "additionalProperties", M.additionalProperties));
+      } else {
+        const y = this.name("v");
+        this.out.push(`const ${y} = ${x}[${key}];`);
+        this.node(additional, y, [...rel, key], depth + 1);
+      }
+      this.out.push("}");
+    }
+    const min = schema["minProperties"];
+    const max = schema["maxProperties"];
+    if (typeof min === "number" || typeof max === "number") {
+      const count = this.name("n");
+      this.out.push(`const ${count} = Object.keys(${x}).length;`);
+      if (typeof min === "number") {
+        this.out.push(`if (${count} < ${min}) {`);
+        this.fail(rel, "minProperties", schemaMessage(schema, "minProperties", M.minProperties(min)));
+        this.out.push("}");
+      }
+      if (typeof max === "number") {
+        this.out.push(`if (${count} > ${max}) {`);
+        this.fail(rel, "maxProperties", schemaMessage(schema, "maxProperties", M.maxProperties(max)));
+        this.out.push("}");
+      }
+    }
+  }
+
+  array(schema: SchemaObject, x: string, rel: readonly string[], depth: number): void {
+    const min = schema["minItems"];
+    const max = schema["maxItems"];
+    if (typeof min === "number") {
+      this.out.push(`if (${x}.length < ${min}) {`);
+      this.fail(rel, "minItems", schemaMessage(schema, "minItems", M.minItems(min)));
+      this.out.push("}");
+    }
+    if (typeof max === "number") {
+      this.out.push(`if (${x}.length > ${max}) {`);
+      this.fail(rel, "maxItems", schemaMessage(schema, "maxItems", M.maxItems(max)));
+      this.out.push("}");
+    }
+    const items = schema["items"];
+    if (items === false) {
+      this.out.push(`if (${x}.length > 0) {`);
+      this.fail(rel, "items", schemaMessage(schema, "items", M.maxItems(0)));
+      this.out.push("}");
+    } else if (items !== undefined && items !== true) {
+      const i = this.name("i");
+      const y = this.name("v");
+      const coerce = this.cc.settings.coerce ? coercerFor(items) : null;
+      this.out.push(`for (let ${i} = 0; ${i} < ${x}.length; ${i}++) {`, `let ${y} = ${x}[${i}];`);
+      if (coerce !== null) this.out.push(`${y} = ${x}[${i}] = ${this.const(coerce)}(${y});`);
+      this.node(items, y, [...rel, i], depth + 1);
+      this.out.push("}");
+    }
+    if (schema["uniqueItems"] === true) {
+      const d = this.name("d");
+      this.out.push(`const ${d} = h.dup(${x});`, `if (${d} >= 0) {`);
+      this.fail([...rel, d], "uniqueItems", schemaMessage(schema, "uniqueItems", M.uniqueItems));
+      this.out.push("}");
+    }
+  }
+}
+
+/** Index of the first duplicate item, or -1 (linear: scalars in a Set, structures by canonical key). */
+function firstDuplicate(list: readonly unknown[]): number {
+  if (list.length < 2) return -1;
+  const seen = new Set<unknown>();
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i];
+    const key = typeof item === "object" && item !== null ? canonicalKey(item) : typeof item === "string" ? `s${item}` : item;
+    if (seen.has(key)) return i;
+    seen.add(key);
+  }
+  return -1;
+}
+
+const helpers = {
+  cpl: codePointLength,
+  mult: isMultipleOf,
+  eq: jsonEqual,
+  inEnum: (values: readonly unknown[], v: unknown): boolean => values.some((x) => jsonEqual(v, x)),
+  dup: firstDuplicate,
+  setOwn,
+};
+
+/** Generates the check for a generatable schema object; null when code generation is unavailable. */
+export function generateCheck(schema: SchemaObject, base: string, cc: CompileContext): GeneratedCheck | null {
+  const gen = new Generator(cc, base);
+  gen.node(schema, "v", [], 0);
+  const body = `"use strict";\nreturn function keelValidate(v, s) {\nlet ok = true;\n${gen.out.join("\n")}\nreturn ok;\n};`;
+  try {
+    return new Function("c", "h", body)(gen.consts, helpers) as GeneratedCheck;
+  } catch (error) {
+    if (error instanceof EvalError) return null; // --disallow-code-generation-from-strings
+    throw error;
+  }
+}

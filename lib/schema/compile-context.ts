@@ -1,0 +1,217 @@
+// Closure compiler core: turns each schema object into one `Check` function, once, with a cache
+// keyed by the schema object (so `$ref` cycles compile to a loop, never to infinite recursion).
+// Keyword families live in keywords-*.ts and add their checks to a node through `SchemaNode`.
+import { refTarget } from "./builder.js";
+import { generateCheck, isGeneratable } from "./codegen.js";
+import { claimedFormats } from "./formats.js";
+import { addArrayKeywords } from "./keywords-array.js";
+import { addApplicatorKeywords, addUnevaluatedKeywords } from "./keywords-applicator.js";
+import { addObjectKeywords } from "./keywords-object.js";
+import { addValueKeywords } from "./keywords-value.js";
+import { schemaMessage } from "./messages.js";
+import { anonymousBase, splitRef, type ResolvedSchema, type SchemaRegistry } from "./registry.js";
+import { mergeEvaluated, newEvaluated, type Check, type Evaluated, type ValidationState } from "./state.js";
+import type { JsonSchema } from "./types.js";
+
+export type SchemaObject = { readonly [k: string]: unknown };
+
+export interface CompilerSettings {
+  coerce: boolean;
+  useDefaults: boolean;
+  codegen: boolean;
+  assertFormats: boolean;
+  components: Readonly<Record<string, JsonSchema>> | undefined;
+}
+
+const VALIDATION_VOCAB = "https://json-schema.org/draft/2020-12/vocab/validation";
+
+export function isSchemaObject(v: unknown): v is SchemaObject {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** What a keyword family sees while compiling one schema object. */
+export class SchemaNode {
+  /** Checks run in order after the type check. */
+  readonly checks: Check[] = [];
+  /** `unevaluatedProperties`/`unevaluatedItems`: run last, with what the others evaluated. */
+  readonly unevaluated: Check[] = [];
+  typeCheck: Check | null = null;
+
+  constructor(
+    readonly schema: SchemaObject,
+    readonly base: string,
+    readonly cc: CompileContext,
+    /** false when the dialect's meta-schema leaves out the validation vocabulary. */
+    readonly validation: boolean,
+  ) {
+  }
+
+  /** The message for a failed rule: `x-messages[code]`, else `x-message`, else the default. */
+  message(code: string, fallback: string): string {
+    return schemaMessage(this.schema, code, fallback);
+  }
+
+  /** Compiles a subschema found under this node. */
+  sub(schema: unknown): Check {
+    return this.cc.compile(schema, this.base, this.validation);
+  }
+
+  /** Resolves and compiles a `$ref` value. */
+  ref(value: string): { check: Check; base: string; schema: JsonSchema } {
+    const target = this.cc.resolveRef(this.schema, value, this.base);
+    return { check: this.cc.compile(target.schema, target.base, this.validation), base: target.base, schema: target.schema };
+  }
+}
+
+const alwaysValid: Check = () => true;
+const neverValid: Check = (_v, s) => {
+  s.report("forbidden", "is not allowed");
+  return false;
+};
+
+export class CompileContext {
+  /** Set when any `$dynamicRef` is compiled: only then do resources track the dynamic scope. */
+  dynamic = false;
+  readonly #cache = new Map<object, { fn: Check | null }>();
+  readonly #noValidationCache = new Map<object, { fn: Check | null }>();
+  readonly #externals = new Map<JsonSchema, string>();
+
+  constructor(
+    readonly registry: SchemaRegistry,
+    readonly settings: CompilerSettings,
+  ) {}
+
+  compile(schema: unknown, base: string, validation: boolean): Check {
+    if (schema === true) return alwaysValid;
+    if (schema === false) return neverValid;
+    if (!isSchemaObject(schema)) throw new TypeError(`invalid schema: ${JSON.stringify(schema)?.slice(0, 80)}`);
+    const cache = validation ? this.#cache : this.#noValidationCache;
+    const cached = cache.get(schema);
+    if (cached !== undefined) {
+      if (cached.fn !== null) return cached.fn;
+      return (v, s, ev) => (cached.fn as Check)(v, s, ev); // a cycle: bind late
+    }
+    const holder: { fn: Check | null } = { fn: null };
+    cache.set(schema, holder);
+    const fn = (validation && this.settings.codegen && this.#generated(schema, base)) || this.#compileObject(schema, base, validation);
+    holder.fn = fn;
+    return fn;
+  }
+
+  /** Generated code for local-keyword schemas; the closure twin is built only if `unevaluated*` needs annotations. */
+  #generated(schema: SchemaObject, base: string): Check | null {
+    if (!isGeneratable(schema)) return null;
+    const generated = generateCheck(schema, base, this);
+    if (generated === null) return null;
+    let annotating: Check | null = null;
+    return (v, s, ev) => (ev === null ? generated(v, s) : (annotating ??= this.#compileObject(schema, base, true))(v, s, ev));
+  }
+
+  #compileObject(schema: SchemaObject, outerBase: string, outerValidation: boolean): Check {
+    const id = schema["$id"];
+    // Indexed subschemas know their base already (a $ref target arrives with its resource's base).
+    const base = this.registry.baseOf(schema) ?? (typeof id === "string" ? splitRef(id, outerBase)[0] : outerBase);
+    const validation = this.#validationVocabulary(schema, outerValidation);
+    const node = new SchemaNode(schema, base, this, validation);
+    if (validation) addValueKeywords(node);
+    addObjectKeywords(node);
+    addArrayKeywords(node);
+    addApplicatorKeywords(node);
+    addUnevaluatedKeywords(node);
+    const fn = assemble(node);
+    if (typeof id !== "string") return fn;
+    // A schema resource: record it in the dynamic scope while evaluating inside it.
+    return (v, s, ev) => {
+      if (!this.dynamic) return fn(v, s, ev);
+      s.scope.push(base);
+      try {
+        return fn(v, s, ev);
+      } finally {
+        s.scope.pop();
+      }
+    };
+  }
+
+  #validationVocabulary(schema: SchemaObject, inherited: boolean): boolean {
+    const dialect = schema["$schema"];
+    if (typeof dialect !== "string") return inherited;
+    const meta = this.registry.resolve(dialect, dialect);
+    if (meta === undefined || !isSchemaObject(meta.schema)) return true;
+    const vocabulary = meta.schema["$vocabulary"];
+    return isSchemaObject(vocabulary) ? Object.hasOwn(vocabulary, VALIDATION_VOCAB) : true;
+  }
+
+  formatCheck(name: string): ((s: string) => boolean) | undefined {
+    return this.settings.assertFormats ? claimedFormats.get(name) : undefined;
+  }
+
+  /** Resolves a `$ref`: registry first, then `t.ref` targets and `components` for `#/components/schemas/<name>`. */
+  resolveRef(holder: SchemaObject, ref: string, base: string): ResolvedSchema {
+    const linked = refTarget(holder);
+    if (linked !== undefined) return { schema: linked, base: this.#externalBase(linked) };
+    const found = this.registry.resolve(ref, base);
+    if (found !== undefined) return found;
+    const component = /^#\/components\/schemas\/([^/]+)$/.exec(ref);
+    const named = component?.[1] === undefined ? undefined : this.settings.components?.[decodeURIComponent(component[1])];
+    if (named !== undefined) return { schema: named, base: this.#externalBase(named) };
+    throw new Error(`cannot resolve $ref ${JSON.stringify(ref)} from ${base}`);
+  }
+
+  /** A schema reached outside the document (t.ref target, component): index it under its own base once. */
+  #externalBase(schema: JsonSchema): string {
+    let base = this.#externals.get(schema);
+    if (base === undefined) {
+      base = isSchemaObject(schema) && typeof schema["$id"] === "string" ? splitRef(schema["$id"], anonymousBase())[0] : anonymousBase();
+      this.registry.add(schema, base);
+      this.#externals.set(schema, base);
+    }
+    return base;
+  }
+}
+
+/** Builds the node function: type first (a wrong type makes the other rules moot), then the rest. */
+function assemble(node: SchemaNode): Check {
+  const checks = node.checks;
+  const unevaluated = node.unevaluated;
+  const typeCheck = node.typeCheck;
+  let body: Check;
+  if (unevaluated.length > 0) {
+    body = (v, s, ev) => {
+      const local: Evaluated = newEvaluated();
+      let ok = true;
+      for (let i = 0; i < checks.length; i++) {
+        if (!(checks[i] as Check)(v, s, local)) {
+          ok = false;
+          if (s.stop) return false;
+        }
+      }
+      if (!ok) return false;
+      for (let i = 0; i < unevaluated.length; i++) {
+        if (!(unevaluated[i] as Check)(v, s, local)) {
+          ok = false;
+          if (s.stop) return false;
+        }
+      }
+      if (ok && ev !== null) mergeEvaluated(ev, local);
+      return ok;
+    };
+  } else if (checks.length === 0) {
+    body = alwaysValid;
+  } else if (checks.length === 1) {
+    body = checks[0] as Check;
+  } else {
+    body = (v, s, ev) => {
+      let ok = true;
+      for (let i = 0; i < checks.length; i++) {
+        if (!(checks[i] as Check)(v, s, ev)) {
+          ok = false;
+          if (s.stop) return false;
+        }
+      }
+      return ok;
+    };
+  }
+  if (typeCheck === null) return body;
+  if (body === alwaysValid) return typeCheck;
+  return (v, s: ValidationState, ev) => typeCheck(v, s, ev) && body(v, s, ev);
+}

@@ -1,0 +1,65 @@
+// compileSchema: the public entry. Compiles once (at route registration) into closures; validating
+// is then one call per value with a reused state object and no allocation unless something fails.
+//
+// Why closures and not `new Function` code generation: closures measured within reach of generated
+// code on the create-user body (see bench/validation.bench.ts), they need no `unsafe-eval`, keep
+// schema strings out of generated source (no injection surface), and are debuggable.
+import { collectAsyncSites, runAsyncRules } from "./async-rules.js";
+import { coercerFor } from "./coerce.js";
+import { CompileContext, isSchemaObject } from "./compile-context.js";
+import { anonymousBase, SchemaRegistry, splitRef } from "./registry.js";
+import { ValidationState } from "./state.js";
+import type { AsyncRuleAdapters, CompiledSchema, CompileOptions, FieldError, JsonSchema, Static } from "./types.js";
+
+const DEFAULT_MAX_ERRORS = 100;
+const DEFAULT_MAX_REF_DEPTH = 512;
+const DEFAULT_ASYNC_TIMEOUT_MS = 2000;
+
+function depthError(): FieldError[] {
+  return [{ field: "", code: "depth", message: "is nested too deeply" }];
+}
+
+export function compileSchema<S extends JsonSchema>(schema: S, options: CompileOptions = {}): CompiledSchema<Static<S>> {
+  const registry = new SchemaRegistry(options.registry);
+  const id = isSchemaObject(schema) ? schema["$id"] : undefined;
+  const base = typeof id === "string" ? splitRef(id, anonymousBase())[0] : anonymousBase();
+  registry.add(schema, base);
+  const cc = new CompileContext(registry, {
+    coerce: options.coerce === true,
+    useDefaults: options.useDefaults === true,
+    codegen: options.codegen !== false,
+    assertFormats: options.formats !== "annotate",
+    components: options.components,
+  });
+  const root = cc.compile(schema, base, true);
+  const maxErrors = Math.max(1, options.maxErrors ?? DEFAULT_MAX_ERRORS);
+  const state = new ValidationState(maxErrors, options.maxRefDepth ?? DEFAULT_MAX_REF_DEPTH);
+  const topCoercer = options.coerce === true ? coercerFor(schema) : null;
+  const sites = collectAsyncSites(schema);
+
+  const validate = (value: unknown): FieldError[] | null => {
+    state.reset();
+    if (cc.dynamic) state.scope.push(base);
+    let ok: boolean;
+    try {
+      ok = root(value, state, null);
+    } catch (error) {
+      // Stack exhaustion on hostile nesting (deep arrays under a recursive schema, huge const
+      // comparisons): report it, never crash the process.
+      if (error instanceof RangeError) return depthError();
+      throw error;
+    }
+    if (ok) return null;
+    return state.errors ?? [{ field: "", code: "invalid", message: "is invalid" }];
+  };
+
+  return {
+    schema,
+    validate,
+    is: (value: unknown): value is Static<S> => validate(value) === null,
+    coerce: (value: unknown): unknown => (topCoercer === null ? value : topCoercer(value)),
+    hasAsyncRules: sites.length > 0,
+    runAsync: (value: unknown, adapters: AsyncRuleAdapters, timeoutMs = DEFAULT_ASYNC_TIMEOUT_MS): Promise<FieldError[]> =>
+      sites.length === 0 ? Promise.resolve([]) : runAsyncRules(sites, value, adapters, timeoutMs, maxErrors),
+  };
+}

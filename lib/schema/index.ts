@@ -1,0 +1,11 @@
+// Public surface of the schema module: the `t` builder, compileSchema, the registry, async rules.
+export type { AsyncRuleAdapters, CompiledSchema, CompileOptions, FieldError, JsonSchema, Static, TSchema } from "./types.js";
+export type { ArrayOptions, NumberOptions, ObjectOptions, ObjectStatic, SchemaAnnotations, StringOptions, TOptional } from "./builder.js";
+export { isOptionalSchema, kOptional, kSchemaName, schemaName, t } from "./builder.js";
+export { compileSchema } from "./compile.js";
+export { SchemaRegistry } from "./registry.js";
+export { claimedFormats } from "./formats.js";
+export type { FormatCheck } from "./formats.js";
+export { asyncUnique, customAsync, SchemaAsyncRuleError, ASYNC_KEYWORD } from "./async-rules.js";
+export type { AsyncRule } from "./async-rules.js";
+export { formatFieldPath } from "./state.js";

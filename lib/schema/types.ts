@@ -1,0 +1,59 @@
+// Public types of the schema module: the JSON Schema value, the phantom static type carried by
+// `t` schemas, field errors and the compiled-validator contract.
+import type { SchemaRegistry } from "./registry.js";
+
+/** Any JSON Schema 2020-12 document or subschema (objects and the boolean schemas). */
+export type JsonSchema = boolean | { readonly [k: string]: unknown };
+
+/** Phantom key: exists only in types, never on the runtime object. */
+export declare const kStatic: unique symbol;
+
+/** A schema object that also carries the TypeScript type of the values it accepts. */
+export type TSchema<T = unknown> = { readonly [k: string]: unknown } & { readonly [kStatic]: T };
+
+/** Static type of a `t` schema; `unknown` for raw JSON Schema. */
+export type Static<S> = S extends { readonly [kStatic]: infer T } ? T : unknown;
+
+/** One failed rule (SPEC "Validation field item"). `field` is "" for the root value; callers prefix. */
+export interface FieldError {
+  field: string;
+  code: string;
+  message: string;
+}
+
+export interface CompileOptions {
+  /** Coerce string inputs (query/path/header) to the schema's scalar types; wrap single values into arrays. */
+  coerce?: boolean;
+  /** Fill `default`s of missing properties into objects (in place). */
+  useDefaults?: boolean;
+  /** "assert" (default) checks the formats we claim; "annotate" ignores `format` like plain 2020-12. */
+  formats?: "assert" | "annotate";
+  /** Cap on reported field errors (default 100). */
+  maxErrors?: number;
+  /** Where `$ref`s to other documents (by `$id`) are resolved. */
+  registry?: SchemaRegistry;
+  /** Named schemas reachable as `#/components/schemas/<name>` (what `t.ref("Name")` emits). */
+  components?: Readonly<Record<string, JsonSchema>>;
+  /** Generate validation code with `new Function` (default true); false forces closure compilation. */
+  codegen?: boolean;
+  /** Bound on nested `$ref` evaluation per value (default 512): hostile deep instances fail, never crash. */
+  maxRefDepth?: number;
+}
+
+export interface AsyncRuleAdapters {
+  db?: { isUnique(table: string, column: string, value: unknown): Promise<boolean> };
+  custom?: Readonly<Record<string, (value: unknown) => Promise<{ code: string; message: string } | null>>>;
+}
+
+export interface CompiledSchema<T = unknown> {
+  readonly schema: JsonSchema;
+  /** `null` when valid. With coerce/useDefaults on, objects and arrays are changed in place. */
+  validate(value: unknown): FieldError[] | null;
+  /** Type guard form of `validate` for callers that do not need the errors. */
+  is(value: unknown): value is T;
+  /** Coerce a top-level scalar given as a string ("42" -> 42); returns the input unchanged when not applicable. */
+  coerce(value: unknown): unknown;
+  readonly hasAsyncRules: boolean;
+  /** Runs the async rules (call only after `validate` returned null). Resolves to the failed rules, [] when all pass. */
+  runAsync(value: unknown, adapters: AsyncRuleAdapters, timeoutMs?: number): Promise<FieldError[]>;
+}

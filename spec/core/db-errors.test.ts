@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { App, route, silentLogger } from "../../lib/index.js";
+import { captureLogger } from "../support/capture-logger.js";
+
+function driverError(message: string, fields: Record<string, unknown>, name = "Error"): Error {
+  const e = new Error(message);
+  e.name = name;
+  Object.assign(e, fields);
+  return e;
+}
+
+const cases: Array<[string, Error, number, string]> = [
+  ["pg unique", driverError('duplicate key value violates unique constraint "users_email_key"', { code: "23505", severity: "ERROR", constraint: "users_email_key" }), 409, "conflict"],
+  ["pg foreign key", driverError("insert violates foreign key", { code: "23503", severity: "ERROR" }), 400, "bad_request"],
+  ["pg check", driverError("violates check constraint", { code: "23514", severity: "ERROR" }), 400, "bad_request"],
+  ["pg connection", driverError("the database system is shutting down", { code: "57P01", severity: "FATAL" }), 503, "service_unavailable"],
+  ["pg class 08", driverError("connection failure", { code: "08006", severity: "FATAL" }), 503, "service_unavailable"],
+  ["mysql dup code", driverError("Duplicate entry 'a@b' for key 'email'", { code: "ER_DUP_ENTRY", errno: 1062, sqlState: "23000" }), 409, "conflict"],
+  ["mysql dup errno", driverError("Duplicate entry", { errno: 1062, sqlState: "23000" }), 409, "conflict"],
+  ["mysql fk", driverError("Cannot add or update a child row", { code: "ER_NO_REFERENCED_ROW_2", errno: 1452, sqlState: "23000" }), 400, "bad_request"],
+  ["mysql too many", driverError("Too many connections", { code: "ER_CON_COUNT_ERROR", errno: 1040, sqlState: "08004" }), 503, "service_unavailable"],
+  ["sqlite unique code", driverError("UNIQUE constraint failed: users.email", { code: "SQLITE_CONSTRAINT_UNIQUE" }), 409, "conflict"],
+  ["sqlite unique errcode", driverError("UNIQUE constraint failed: users.email", { code: "ERR_SQLITE_ERROR", errcode: 2067 }), 409, "conflict"],
+  ["sqlite fk", driverError("FOREIGN KEY constraint failed", { code: "SQLITE_CONSTRAINT_FOREIGNKEY" }), 400, "bad_request"],
+  ["not found by name", driverError("No row", {}, "EntityNotFoundError"), 404, "not_found"],
+  ["prisma not found", driverError("Record to update not found.", { code: "P2025" }), 404, "not_found"],
+  ["pool refused", driverError("connect ECONNREFUSED 127.0.0.1:5432", { code: "ECONNREFUSED", syscall: "connect", address: "127.0.0.1", port: 5432 }), 503, "service_unavailable"],
+  ["unknown sqlstate", driverError("syntax error at or near", { code: "42601", severity: "ERROR" }), 500, "internal_error"],
+];
+
+describe("database errors map to the uniform body", () => {
+  for (const [name, err, status, type] of cases) {
+    it(name, async () => {
+      const logger = captureLogger(0);
+      const app = new App({ logger }).route(route.get("/x", [], () => Promise.reject(err)));
+      const r = await app.inject({ url: "/x" });
+      assert.equal(r.status, status);
+      const body = r.json<{ error: { type: string; message: string }; error_id: string }>();
+      assert.equal(body.error.type, type);
+      // The driver's text (constraint and table names, values) never reaches the client...
+      assert.ok(!r.body.includes(err.message), "driver text leaked: " + r.body);
+      // ...but is in the log with the same error_id.
+      const rec = logger.records.find((x) => x.fields["error_id"] === body.error_id);
+      assert.ok(rec);
+      assert.equal(rec.fields["detail"], err.message);
+    });
+  }
+
+  it("plain errors with unrelated codes are not mistaken for database errors", async () => {
+    const e = driverError("file missing", { code: "ENOENT", syscall: "open", path: "/x" });
+    const app = new App({ logger: silentLogger }).route(route.get("/x", [], () => Promise.reject(e)));
+    assert.equal((await app.inject({ url: "/x" })).status, 500);
+  });
+});
