@@ -2,7 +2,7 @@
 
 export { App, type AppOptions } from "./core/app.js";
 export { Context } from "./core/context.js";
-export { route, RouteDefinition, MAX_EXTRACTORS, type Layer, type Next, type RouteMeta, type ResponseDoc, type ParamOverride, type Handler } from "./core/route.js";
+export { route, group, RouteDefinition, MAX_EXTRACTORS, type Layer, type Next, type RouteMeta, type ResponseDoc, type ParamOverride, type Handler, type GroupOptions } from "./core/route.js";
 export {
   Reply,
   reply,
@@ -47,3 +47,4 @@ export { json, text, bytes, form, type BodyOptions } from "./extract/body.js";
 export { state, requestContext, context, type RequestInfo } from "./extract/request.js";
 
 export * from "./schema/index.js";
+export * from "./openapi/index.js";

@@ -17,14 +17,17 @@ import {
 
 // --- resources -------------------------------------------------------------------------------
 
-const User = t.object({ id: t.u64(), email: t.string() });
-const CreateUser = t.object({
-  email: t.string({ email: true }),
-  password: t.string({ length: { min: 8 } }),
-});
-const Ping = t.object({ status: t.string() });
-const ProjectList = t.object({ service: t.string(), items: t.array(t.string()) });
-const Echo = t.object({ content: t.string() });
+const User = t.named("User", t.object({ id: t.u64(), email: t.string({ format: "email" }) }));
+const CreateUser = t.named(
+  "CreateUser",
+  t.object({
+    email: t.string({ email: true }),
+    password: t.string({ length: { min: 8 } }),
+  }),
+);
+const Ping = t.named("Ping", t.object({ status: t.string() }));
+const ProjectList = t.named("ProjectList", t.object({ service: t.string(), items: t.array(t.string()) }));
+const Echo = t.named("Echo", t.object({ content: t.string() }));
 
 type UserRecord = Static<typeof User>;
 
@@ -99,7 +102,13 @@ export function createSampleApp(options: { env?: string; logger?: ReturnType<typ
   return new App({
     ...(options.env === undefined ? {} : { env: options.env }),
     logger: options.logger ?? createJsonLogger({ level: "info", write: (line) => process.stdout.write(line) }),
-  }).routes(ping, hello, getUser, createUser, listProjects, echoText, broken);
+  })
+    .routes(ping, hello, getUser, createUser, listProjects, echoText, broken)
+    .docs("/docs", {
+      title: "keel sample service",
+      version: "0.1.0",
+      description: "The sample service of the keel framework: every endpoint of the spec's sample application.",
+    });
 }
 
 // --- main --------------------------------------------------------------------------------------

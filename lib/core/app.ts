@@ -1,6 +1,9 @@
 // The App: route table, global layers, shared state, and the node:http entry point.
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { BadPathError, normalizePattern, Router } from "../router/index.js";
+import { buildOpenApiDocument } from "../openapi/document.js";
+import { docsRoutes } from "../openapi/docs-routes.js";
+import type { DocsOptions } from "../openapi/types.js";
 import { isPromise } from "../extract/extractor.js";
 import { DEFAULT_BODY_LIMIT } from "./body.js";
 import { composeLayers, handlerStep, type Chain } from "./chain.js";
@@ -56,6 +59,7 @@ export class App {
   private readonly shutdownHooks: Array<() => unknown> = [];
   private fallback: Chain = UNCOMPILED;
   private compiled = false;
+  private docsOptions: DocsOptions | null = null;
   readonly runtime: AppRuntime;
   /** `(req, res) => void` for `http.createServer(app.handler)`. */
   readonly handler: (req: IncomingMessage, res: ServerResponse) => void;
@@ -111,6 +115,21 @@ export class App {
   onShutdown(fn: () => unknown): this {
     this.shutdownHooks.push(fn);
     return this;
+  }
+
+  /**
+   * Serve the OpenAPI 3.1 document at `{path}/openapi.json` and the docs UI at `{path}`.
+   * The document is built from the live route table (routes added later are included);
+   * `listen()` builds it once at startup so a dangling `$ref` fails fast.
+   */
+  docs(path = "/docs", options: Omit<DocsOptions, "path"> = {}): this {
+    this.docsOptions = { ...options, path };
+    return this.routes(docsRoutes(this, { ...options, path }));
+  }
+
+  /** The OpenAPI document for the current route table. */
+  openApiDocument(options: Omit<DocsOptions, "path"> = this.docsOptions ?? {}): ReturnType<typeof buildOpenApiDocument> {
+    return buildOpenApiDocument(this.routeTable(), options);
   }
 
   /** Every registered route, in registration order. */
@@ -209,6 +228,7 @@ export class App {
   /** Listen on `port`/`host`; when `signal` aborts (or `shutdown` settles) drain and close. */
   listen(options: ListenOptions = {}): Promise<ListeningServer> {
     this.compile();
+    if (this.docsOptions !== null) this.openApiDocument(this.docsOptions);
     return listenApp(this, options);
   }
 

@@ -37,6 +37,11 @@ export interface RouteMeta {
   layers?: readonly Layer[];
   /** Body size limit for this route, bytes. */
   bodyLimit?: number;
+  /**
+   * Per-route settings read by layers (like Fastify's route `config`), e.g. `{ csrf: false }`
+   * for a webhook with its own authentication. Layers document the keys they read.
+   */
+  config?: Readonly<Record<string, unknown>>;
 }
 
 type ExtractorArgs<E extends readonly AnyExtractor[]> = { -readonly [K in keyof E]: ExtractedType<E[K]> };
@@ -124,3 +129,34 @@ export const route = {
   /** Any other method token. */
   method: (method: string) => declare(method),
 };
+
+export interface GroupOptions {
+  /** Path prefix for every route of the group (`/api/v1`). */
+  prefix?: string;
+  /** Layers for every route of the group, outside each route's own layers. */
+  layers?: readonly Layer[];
+  /** Tag added to routes that have none. */
+  tag?: string;
+  /** Settings merged under each route's own `config`. */
+  config?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * A group of routes sharing a prefix, layers, a tag or config: `group({ prefix: "/admin",
+ * layers: [jwt(...)] }, [a, b])`. Returns new route definitions; the originals are unchanged.
+ * Layers are attached to the routes themselves, never matched by path prefix at request time.
+ */
+export function group(options: GroupOptions, routes: readonly RouteDefinition[]): RouteDefinition[] {
+  const prefix = options.prefix ?? "";
+  if (prefix !== "" && (!prefix.startsWith("/") || prefix.endsWith("/"))) {
+    throw new TypeError(`group prefix must start with "/" and not end with "/", got ${JSON.stringify(prefix)}`);
+  }
+  return routes.map((r) => {
+    const meta: RouteMeta = { ...r.meta };
+    if (options.layers !== undefined && options.layers.length > 0) meta.layers = [...options.layers, ...(r.meta.layers ?? [])];
+    if (options.tag !== undefined && r.meta.tag === undefined && r.meta.tags === undefined) meta.tag = options.tag;
+    if (options.config !== undefined) meta.config = { ...options.config, ...r.meta.config };
+    const path = prefix === "" ? r.path : r.path === "/" ? prefix : prefix + r.path;
+    return new RouteDefinition(r.method, path, meta, r.extractors, r.handler);
+  });
+}

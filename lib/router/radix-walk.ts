@@ -61,7 +61,9 @@ export function walkRadix<T>(
       const prefix = child.prefix;
       const end = pos + prefix.length;
       if (end <= length) {
-        if (path.startsWith(prefix, pos)) {
+        let i = 1; // the first char is known to match
+        while (i < prefix.length && prefix.charCodeAt(i) === path.charCodeAt(pos + i)) i++;
+        if (i === prefix.length) {
           const found = walkRadix(child, path, end, depth, state);
           if (found !== null) return found;
         }
@@ -93,4 +95,19 @@ export function walkRadix<T>(
     return node.wildcard;
   }
   return null;
+}
+
+/**
+ * Lookup from a tree root. Every route starts with "/", so the root has a single edge and
+ * checking it here saves one level of recursion on every lookup.
+ */
+export function findInRadixTree<T>(root: RadixNode<T>, path: string, state: RadixWalkState): RouteLeaf<T> | null {
+  const first = root.children[0];
+  if (first === undefined || first === null) return null;
+  const prefix = first.prefix;
+  if (path.length < prefix.length) return null;
+  for (let i = 0; i < prefix.length; i++) {
+    if (path.charCodeAt(i) !== prefix.charCodeAt(i)) return null;
+  }
+  return walkRadix(first, path, prefix.length, 0, state);
 }

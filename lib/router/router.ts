@@ -12,7 +12,7 @@ import { checkRouteMethod } from "./method-token.js";
 import { parseRoutePattern } from "./pattern.js";
 import { RadixNode, insertRoute } from "./radix-node.js";
 import type { RouteLeaf } from "./radix-node.js";
-import { RadixWalkState, walkRadix } from "./radix-walk.js";
+import { RadixWalkState, findInRadixTree } from "./radix-walk.js";
 
 export interface RouteMatch<T> {
   readonly value: T;
@@ -134,7 +134,7 @@ export class Router<T> {
     if (root === null) return null;
     const state = this.#state;
     state.skippedTooLong = false;
-    const leaf = walkRadix(root, path, 0, 0, state);
+    const leaf = findInRadixTree(root, path, state);
     if (leaf !== null) return buildMatch(leaf, path, state.offsets);
     if (state.skippedTooLong) this.#throwIfTooLong(root, path);
     return null;
@@ -147,7 +147,7 @@ export class Router<T> {
   allowedMethods(path: string): string[] {
     const methods: string[] = [];
     for (const [method, table] of this.#tables) {
-      if (table.statics.has(path) || (table.root !== null && walkRadix(table.root, path, 0, 0, this.#unlimited) !== null)) {
+      if (table.statics.has(path) || (table.root !== null && findInRadixTree(table.root, path, this.#unlimited) !== null)) {
         methods.push(method);
       }
     }
@@ -162,7 +162,7 @@ export class Router<T> {
   /** Walks again without the length limit; a route found that way was missed only because of it. */
   #throwIfTooLong(root: RadixNode<T>, path: string): void {
     const unlimited = this.#unlimited;
-    const leaf = walkRadix(root, path, 0, 0, unlimited);
+    const leaf = findInRadixTree(root, path, unlimited);
     if (leaf === null) return;
     const max = this.#state.maxParamLength;
     const limited = leaf.hasWildcard ? leaf.paramNames.length - 1 : leaf.paramNames.length;

@@ -12,10 +12,10 @@ import type { CompileContext } from "./compile-context.js";
 import { canonicalKey, jsonEqual } from "./json-equal.js";
 import { codePointLength, isMultipleOf } from "./keywords-value.js";
 import { defaultMessages as M, requiredMessage, schemaMessage } from "./messages.js";
-import type { Check, ValidationState } from "./state.js";
+import type { Check, Evaluated, ValidationState } from "./state.js";
 
 type SchemaObject = { readonly [k: string]: unknown };
-export type GeneratedCheck = (v: unknown, s: ValidationState) => boolean;
+export type GeneratedCheck = (v: unknown, s: ValidationState, ev: Evaluated | null) => boolean;
 
 /** Keywords the generator leaves to the closure compiler. */
 const CLOSURE_ONLY = new Set([
@@ -52,6 +52,28 @@ const PREDICATES: Record<string, (x: string) => string> = {
 };
 
 const lit = (v: unknown): string => JSON.stringify(v) as string;
+
+/** A step below the current path: a known property name, or a variable holding an index or a key. */
+type Seg = { readonly key: string } | { readonly index: string } | { readonly keyVar: string };
+const PLAIN_KEY = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
+
+/** JS expression for the relative field text (`address.city`, `items[3].name`), built only on failure. */
+function fieldExpr(rel: readonly Seg[]): string {
+  const parts: string[] = [];
+  let text = "";
+  rel.forEach((seg, i) => {
+    if ("key" in seg) text += PLAIN_KEY.test(seg.key) ? (i === 0 ? seg.key : `.${seg.key}`) : `[${JSON.stringify(seg.key)}]`;
+    else {
+      if (text !== "") parts.push(lit(text));
+      text = "";
+      parts.push("index" in seg ? `"[" + ${seg.index} + "]"` : `h.seg(${seg.keyVar}, ${i === 0})`);
+    }
+  });
+  if (text !== "" || parts.length === 0) parts.push(lit(text));
+  return parts.join(" + ");
+}
+
+const segValue = (seg: Seg): string => ("key" in seg ? lit(seg.key) : "index" in seg ? seg.index : seg.keyVar);
 const isScalar = (v: unknown): boolean => typeof v !== "object" || v === null;
 
 class Generator {
@@ -70,13 +92,12 @@ class Generator {
     return `${prefix}${++this.#names}`;
   }
 
-  fail(rel: readonly string[], code: string, message: string, label?: string): void {
-    const path = rel.length === 0 ? "null" : `[${rel.join(", ")}]`;
-    this.out.push(`if (s.fail(${path}, ${lit(code)}, ${lit(message)})) return false; ok = false;${label === undefined ? "" : ` break ${label};`}`);
+  fail(rel: readonly Seg[], code: string, message: string, label?: string): void {
+    this.out.push(`if (s.failAt(${fieldExpr(rel)}, ${lit(code)}, ${lit(message)})) return false; ok = false;${label === undefined ? "" : ` break ${label};`}`);
   }
 
   /** Emits the checks of `schema` on the value in variable `x`, found at `rel` below the current path. */
-  node(schema: unknown, x: string, rel: readonly string[], depth: number): void {
+  node(schema: unknown, x: string, rel: readonly Seg[], depth: number): void {
     if (schema === true) return;
     if (schema === false) return this.fail(rel, "forbidden", "is not allowed");
     if (!isObj(schema) || !isGeneratable(schema) || depth > MAX_INLINE_DEPTH) return this.closure(schema, x, rel);
@@ -109,16 +130,16 @@ class Generator {
     else if (!known) this.out.push("}");
   }
 
-  closure(schema: unknown, x: string, rel: readonly string[]): void {
+  closure(schema: unknown, x: string, rel: readonly Seg[]): void {
     const fn = this.const(this.cc.compile(schema, this.base, true) satisfies Check);
     const r = this.name("r");
-    if (rel.length > 0) this.out.push(`s.path.push(${rel.join(", ")});`);
+    if (rel.length > 0) this.out.push(`s.path.push(${rel.map(segValue).join(", ")});`);
     this.out.push(`const ${r} = ${fn}(${x}, s, null);`);
     if (rel.length > 0) this.out.push(`s.path.length -= ${rel.length};`);
     this.out.push(`if (!${r}) { if (s.stop) return false; ok = false; }`);
   }
 
-  constEnum(schema: SchemaObject, x: string, rel: readonly string[]): void {
+  constEnum(schema: SchemaObject, x: string, rel: readonly Seg[]): void {
     if (Object.hasOwn(schema, "const")) {
       const value = schema["const"];
       this.out.push(isScalar(value) ? `if (${x} !== ${lit(value)}) {` : `if (!h.eq(${x}, ${this.const(value)})) {`);
@@ -134,7 +155,7 @@ class Generator {
     }
   }
 
-  string(schema: SchemaObject, x: string, rel: readonly string[]): void {
+  string(schema: SchemaObject, x: string, rel: readonly Seg[]): void {
     const min = schema["minLength"];
     const max = schema["maxLength"];
     if (typeof min === "number" && min > 0) {
@@ -163,7 +184,7 @@ class Generator {
     }
   }
 
-  number(schema: SchemaObject, x: string, rel: readonly string[]): void {
+  number(schema: SchemaObject, x: string, rel: readonly Seg[]): void {
     const rules: [string, string, (n: number) => string][] = [
       ["minimum", ">=", M.minimum], ["exclusiveMinimum", ">", M.exclusiveMinimum],
       ["maximum", "<=", M.maximum], ["exclusiveMaximum", "<", M.exclusiveMaximum],
@@ -183,7 +204,7 @@ class Generator {
     }
   }
 
-  object(schema: SchemaObject, x: string, rel: readonly string[], depth: number): void {
+  object(schema: SchemaObject, x: string, rel: readonly Seg[], depth: number): void {
     const props = isObj(schema["properties"]) ? schema["properties"] : {};
     const names = Object.keys(props);
     // A key that also exists on Object.prototype needs an own-property check; others do not.
@@ -201,7 +222,7 @@ class Generator {
     if (Array.isArray(required)) {
       for (const k of required as string[]) {
         this.out.push(`if (${x}[${lit(k)}] === undefined${k in Object.prototype ? ` || !Object.hasOwn(${x}, ${lit(k)})` : ""}) {`);
-        this.fail([...rel, lit(k)], "required", requiredMessage(schema, props[k]));
+        this.fail([...rel, { key: k }], "required", requiredMessage(schema, props[k]));
         this.out.push("}");
       }
     }
@@ -210,7 +231,7 @@ class Generator {
       this.out.push(`let ${y} = ${x}[${lit(k)}];`, `if (${y} !== undefined${own(k)}) {`);
       const coerce = this.cc.settings.coerce ? coercerFor(props[k]) : null;
       if (coerce !== null) this.out.push(`{ const n = ${this.const(coerce)}(${y}); if (n !== ${y}) h.setOwn(${x}, ${lit(k)}, ${y} = n); }`);
-      this.node(props[k], y, [...rel, lit(k)], depth + 1);
+      this.node(props[k], y, [...rel, { key: k }], depth + 1);
       this.out.push("}");
     }
     const additional = schema["additionalProperties"];
@@ -219,11 +240,11 @@ class Generator {
       const known = names.length === 0 ? "false" : names.length <= 8 ? names.map((n) => `${key} === ${lit(n)}`).join(" || ") : `${this.const(new Set(names))}.has(${key})`;
       this.out.push(`for (const ${key} of Object.keys(${x})) {`, `if (${known}) continue;`);
       if (additional === false) {
-        this.fail([...rel, key], "additionalProperties", schemaMessage(schema, "additionalProperties", M.additionalProperties));
+        this.fail([...rel, { keyVar: key }], "additionalProperties", schemaMessage(schema, "additionalProperties", M.additionalProperties));
       } else {
         const y = this.name("v");
         this.out.push(`const ${y} = ${x}[${key}];`);
-        this.node(additional, y, [...rel, key], depth + 1);
+        this.node(additional, y, [...rel, { keyVar: key }], depth + 1);
       }
       this.out.push("}");
     }
@@ -245,7 +266,7 @@ class Generator {
     }
   }
 
-  array(schema: SchemaObject, x: string, rel: readonly string[], depth: number): void {
+  array(schema: SchemaObject, x: string, rel: readonly Seg[], depth: number): void {
     const min = schema["minItems"];
     const max = schema["maxItems"];
     if (typeof min === "number") {
@@ -269,13 +290,13 @@ class Generator {
       const coerce = this.cc.settings.coerce ? coercerFor(items) : null;
       this.out.push(`for (let ${i} = 0; ${i} < ${x}.length; ${i}++) {`, `let ${y} = ${x}[${i}];`);
       if (coerce !== null) this.out.push(`${y} = ${x}[${i}] = ${this.const(coerce)}(${y});`);
-      this.node(items, y, [...rel, i], depth + 1);
+      this.node(items, y, [...rel, { index: i }], depth + 1);
       this.out.push("}");
     }
     if (schema["uniqueItems"] === true) {
       const d = this.name("d");
       this.out.push(`const ${d} = h.dup(${x});`, `if (${d} >= 0) {`);
-      this.fail([...rel, d], "uniqueItems", schemaMessage(schema, "uniqueItems", M.uniqueItems));
+      this.fail([...rel, { index: d }], "uniqueItems", schemaMessage(schema, "uniqueItems", M.uniqueItems));
       this.out.push("}");
     }
   }
@@ -300,16 +321,23 @@ const helpers = {
   eq: jsonEqual,
   inEnum: (values: readonly unknown[], v: unknown): boolean => values.some((x) => jsonEqual(v, x)),
   dup: firstDuplicate,
+  seg: (key: string, first: boolean): string => (PLAIN_KEY.test(key) ? (first ? key : `.${key}`) : `[${JSON.stringify(key)}]`),
   setOwn,
 };
 
-/** Generates the check for a generatable schema object; null when code generation is unavailable. */
-export function generateCheck(schema: SchemaObject, base: string, cc: CompileContext): GeneratedCheck | null {
+/**
+ * Generates the check for a generatable schema object; null when code generation is unavailable.
+ * When a caller needs annotations (`ev`, for unevaluated*), it defers to `annotating()`, the closure
+ * twin, built on first use. Each generated function has its own call-site feedback, so many schemas
+ * in one app do not make each other's calls megamorphic (a shared wrapper closure would).
+ */
+export function generateCheck(schema: SchemaObject, base: string, cc: CompileContext, annotating: () => Check): GeneratedCheck | null {
   const gen = new Generator(cc, base);
   gen.node(schema, "v", [], 0);
-  const body = `"use strict";\nreturn function keelValidate(v, s) {\nlet ok = true;\n${gen.out.join("\n")}\nreturn ok;\n};`;
+  const body = `"use strict";\nlet twin = null;\nreturn function keelValidate(v, s, ev) {\n` +
+    `if (ev !== null) return (twin ??= annotating())(v, s, ev);\nlet ok = true;\n${gen.out.join("\n")}\nreturn ok;\n};`;
   try {
-    return new Function("c", "h", body)(gen.consts, helpers) as GeneratedCheck;
+    return new Function("c", "h", "annotating", body)(gen.consts, helpers, annotating) as GeneratedCheck;
   } catch (error) {
     if (error instanceof EvalError) return null; // --disallow-code-generation-from-strings
     throw error;

@@ -98,13 +98,10 @@ export class CompileContext {
     return fn;
   }
 
-  /** Generated code for local-keyword schemas; the closure twin is built only if `unevaluated*` needs annotations. */
+  /** Generated code for local-keyword schemas (closure twin only if `unevaluated*` needs annotations). */
   #generated(schema: SchemaObject, base: string): Check | null {
     if (!isGeneratable(schema)) return null;
-    const generated = generateCheck(schema, base, this);
-    if (generated === null) return null;
-    let annotating: Check | null = null;
-    return (v, s, ev) => (ev === null ? generated(v, s) : (annotating ??= this.#compileObject(schema, base, true))(v, s, ev));
+    return generateCheck(schema, base, this, () => this.#compileObject(schema, base, true));
   }
 
   #compileObject(schema: SchemaObject, outerBase: string, outerValidation: boolean): Check {

@@ -8,7 +8,7 @@ import { collectAsyncSites, runAsyncRules } from "./async-rules.js";
 import { coercerFor } from "./coerce.js";
 import { CompileContext, isSchemaObject } from "./compile-context.js";
 import { anonymousBase, SchemaRegistry, splitRef } from "./registry.js";
-import { ValidationState } from "./state.js";
+import { ValidationState, type Check } from "./state.js";
 import type { AsyncRuleAdapters, CompiledSchema, CompileOptions, FieldError, JsonSchema, Static } from "./types.js";
 
 const DEFAULT_MAX_ERRORS = 100;
@@ -17,6 +17,59 @@ const DEFAULT_ASYNC_TIMEOUT_MS = 2000;
 
 function depthError(): FieldError[] {
   return [{ field: "", code: "depth", message: "is nested too deeply" }];
+}
+
+function invalid(): FieldError[] {
+  return [{ field: "", code: "invalid", message: "is invalid" }];
+}
+
+// The entry point. Stack exhaustion on hostile nesting (deep arrays under a recursive schema, huge
+// const comparisons) is reported as a `depth` error, never a crash.
+const VALIDATE_SOURCE = `return function validate(value) {
+  state.reset();
+  if (dynamic) state.scope.push(base);
+  let ok;
+  try {
+    ok = root(value, state, null);
+  } catch (error) {
+    if (error instanceof RangeError) return depthError();
+    throw error;
+  }
+  return ok ? null : state.errors ?? invalid();
+};`;
+
+type Validate = (value: unknown) => FieldError[] | null;
+
+/**
+ * With codegen, every schema gets its own copy of the entry function: a single shared closure
+ * would see all roots at its \`root(...)\` call site and go megamorphic in an app with many routes.
+ */
+function makeValidate(codegen: boolean, state: ValidationState, dynamic: boolean, base: string, root: Check): Validate {
+  const factory = (codegen ? tryFunction() : null) ?? ((...args: unknown[]) => sharedValidate(...(args as Parameters<typeof sharedValidate>)));
+  return factory(state, dynamic, base, root, depthError, invalid);
+}
+
+function tryFunction(): ((...args: unknown[]) => Validate) | null {
+  try {
+    return new Function("state", "dynamic", "base", "root", "depthError", "invalid", VALIDATE_SOURCE) as (...args: unknown[]) => Validate;
+  } catch {
+    return null;
+  }
+}
+
+function sharedValidate(state: ValidationState, dynamic: boolean, base: string, root: Check): Validate {
+  return (value) => {
+    state.reset();
+    if (dynamic) state.scope.push(base);
+    let ok: boolean;
+    try {
+      ok = root(value, state, null);
+    } catch (error) {
+      if (error instanceof RangeError) return depthError();
+      throw error;
+    }
+    return ok ? null : (state.errors ?? invalid());
+  };
 }
 
 export function compileSchema<S extends JsonSchema>(schema: S, options: CompileOptions = {}): CompiledSchema<Static<S>> {
@@ -37,21 +90,8 @@ export function compileSchema<S extends JsonSchema>(schema: S, options: CompileO
   const topCoercer = options.coerce === true ? coercerFor(schema) : null;
   const sites = collectAsyncSites(schema);
 
-  const validate = (value: unknown): FieldError[] | null => {
-    state.reset();
-    if (cc.dynamic) state.scope.push(base);
-    let ok: boolean;
-    try {
-      ok = root(value, state, null);
-    } catch (error) {
-      // Stack exhaustion on hostile nesting (deep arrays under a recursive schema, huge const
-      // comparisons): report it, never crash the process.
-      if (error instanceof RangeError) return depthError();
-      throw error;
-    }
-    if (ok) return null;
-    return state.errors ?? [{ field: "", code: "invalid", message: "is invalid" }];
-  };
+  // cc.dynamic is final here: only compiling a $dynamicRef sets it, and runtime compiles need it set.
+  const validate = makeValidate(options.codegen !== false, state, cc.dynamic, base, root);
 
   return {
     schema,

@@ -182,43 +182,21 @@ function isALabel(encoded: string): boolean {
   return !(arabicIndic && extendedArabicIndic);
 }
 
-// Lookup tables for the hot email path: atext (RFC 5322) and hostname letters/digits.
-const ATEXT = new Uint8Array(128);
-const ALNUM = new Uint8Array(128);
-for (const ch of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") ATEXT[ch.charCodeAt(0)] = ALNUM[ch.charCodeAt(0)] = 1;
-for (const ch of "!#$%&'*+/=?^_`{|}~-") ATEXT[ch.charCodeAt(0)] = 1;
-
-/** One pass without allocation for the usual `dot.atom@host.name`; quoted locals and literals go the long way. */
-function isSimpleEmail(s: string, at: number): boolean | undefined {
-  let prevDot = true;
-  for (let i = 0; i < at; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 46) {
-      if (prevDot) return false;
-      prevDot = true;
-    } else if (c < 128 && ATEXT[c] === 1) prevDot = false;
-    else return c === 34 ? undefined : false;
-  }
-  if (prevDot) return false;
-  let labelStart = at + 1;
-  for (let i = at + 1; i <= s.length; i++) {
-    const c = i === s.length ? 46 : s.charCodeAt(i);
-    if (c === 46) {
-      const len = i - labelStart;
-      if (len === 0 || len > 63 || s.charCodeAt(labelStart) === 45 || s.charCodeAt(i - 1) === 45) return false;
-      if (len >= 4 && s.charCodeAt(labelStart + 2) === 45 && s.charCodeAt(labelStart + 3) === 45) return undefined;
-      labelStart = i + 1;
-    } else if (!(c < 128 && (ALNUM[c] === 1 || c === 45))) return c === 91 && i === at + 1 ? undefined : false;
-  }
-  return true;
-}
+// The usual `dot.atom@host.name`: one linear regex (each repeated group starts with "."), then the
+// label rules (no edge hyphens, at most 63 characters, A-labels) only when a hyphen or a long
+// domain makes them matter. Quoted local parts and address literals take the long way.
+const EMAIL_FAST_RE = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*$/;
 
 export function isEmail(s: string): boolean {
   if (s.length > 254) return false;
+  if (EMAIL_FAST_RE.test(s)) {
+    const at = s.indexOf("@");
+    if (at > 64) return false;
+    return (s.length - at <= 64 && s.indexOf("-", at) < 0) || isHostname(s.slice(at + 1));
+  }
   const at = s.lastIndexOf("@");
   if (at <= 0 || at === s.length - 1 || at > 64) return false;
-  const simple = isSimpleEmail(s, at);
-  if (simple !== undefined) return simple;
+  // Quoted local parts and address literals are rare: the long way.
   const local = s.slice(0, at);
   const domain = s.slice(at + 1);
   if (!ATEXT_RE.test(local) && !QUOTED_LOCAL_RE.test(local)) return false;

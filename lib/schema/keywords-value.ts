@@ -18,17 +18,16 @@ export function typePredicate(type: string): (v: unknown) => boolean {
   }
 }
 
-/** Code points, not UTF-16 units (2020-12 counts characters); scans only when surrogates could matter. */
+const HIGH_SURROGATE = /[\uD800-\uDBFF]/; // no u flag: matches lone UTF-16 units
+
+/** Code points, not UTF-16 units (2020-12 counts characters). The native regex scan is the fast path. */
 export function codePointLength(s: string): number {
+  if (!HIGH_SURROGATE.test(s)) return s.length;
   let n = s.length;
   for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n--;
-        i++;
-      }
+    if ((s.charCodeAt(i) & 0xfc00) === 0xd800 && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n--;
+      i++;
     }
   }
   return n;
@@ -129,7 +128,8 @@ function numberKeyword(schema: SchemaNode["schema"], key: string): number | unde
 
 export function isMultipleOf(v: number, m: number): boolean {
   const q = v / m;
-  if (!Number.isFinite(q)) return false;
+  // Overflow (1e308 / 0.5): an integer is a multiple of any m whose inverse is an integer.
+  if (!Number.isFinite(q)) return Number.isInteger(v) && Number.isInteger(1 / m);
   if (Number.isInteger(q)) return true;
   // Decimal steps like 0.01 are not exact in binary: accept a quotient within rounding error.
   return Math.abs(q - Math.round(q)) < 1e-9 * Math.max(1, Math.abs(q)) && Math.abs(v - Math.round(q) * m) < Math.abs(m) * 1e-9;

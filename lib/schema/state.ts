@@ -47,13 +47,14 @@ export class ValidationState {
 
   constructor(readonly maxErrors: number, readonly maxRefDepth: number) {}
 
+  /** Per call: cheap when the previous run left nothing behind (the usual valid case). */
   reset(): void {
     this.errors = null;
     this.quiet = 0;
     this.capped = false;
-    this.path.length = 0;
     this.refDepth = 0;
-    this.scope.length = 0;
+    if (this.path.length !== 0) this.path.length = 0;
+    if (this.scope.length !== 0) this.scope.length = 0;
   }
 
   /** Records one failed rule at the current path (plus `child`, for required/additional properties). */
@@ -65,13 +66,18 @@ export class ValidationState {
   }
 
   /**
-   * Reporter for generated code: `rel` is the path below the current one (null: right here).
-   * Returns true when the caller must stop (quiet branch or error cap).
+   * Reporter for generated code: `rel` is the field text below the current path, as generated code
+   * formats it ("" right here, `address.city`, `[2].name`). Returns true when the caller must stop.
    */
-  fail(rel: readonly (string | number)[] | null, code: string, message: string): boolean {
+  failAt(rel: string, code: string, message: string): boolean {
     if (this.quiet > 0 || this.capped) return true;
+    let field = rel;
+    if (this.path.length > 0) {
+      const prefix = formatFieldPath(this.path);
+      field = rel === "" ? prefix : rel.charCodeAt(0) === 91 ? prefix + rel : `${prefix}.${rel}`;
+    }
     const errors = (this.errors ??= []);
-    errors.push({ field: formatFieldPath(rel === null ? this.path : this.path.concat(rel)), code, message });
+    errors.push({ field, code, message });
     if (errors.length >= this.maxErrors) this.capped = true;
     return this.capped;
   }

@@ -320,3 +320,30 @@ describe("state", () => {
     assert.equal((await b.inject({ url: "/g" })).status, 500);
   });
 });
+
+describe("groups", () => {
+  it("prefix, layers, tag and config apply to every route of the group", async () => {
+    const { group } = await import("../../lib/index.js");
+    const seen: string[] = [];
+    const groupLayer: Layer = async (ctx, next) => {
+      seen.push("group:" + ctx.path + ":" + String(ctx.route?.meta.config?.["flag"]));
+      return next(ctx);
+    };
+    const routeLayer: Layer = async (ctx, next) => {
+      seen.push("route");
+      return next(ctx);
+    };
+    const defs = group({ prefix: "/admin", layers: [groupLayer], tag: "admin", config: { flag: "g", other: 1 } }, [
+      route.get("/a", [], () => "a"),
+      route.get("/b/{id}", { tag: "own", layers: [routeLayer], config: { flag: "r" } }, [path("id")], (id) => id),
+    ]);
+    assert.equal(defs[0]!.meta.tag, "admin");
+    assert.equal(defs[1]!.meta.tag, "own");
+    const a = app().routes(defs).route(route.get("/a", [], () => "outside"));
+    assert.equal((await a.inject({ url: "/admin/a" })).json(), "a");
+    assert.equal((await a.inject({ url: "/admin/b/7" })).json(), "7");
+    assert.equal((await a.inject({ url: "/a" })).json(), "outside");
+    assert.deepEqual(seen, ["group:/admin/a:g", "group:/admin/b/7:r", "route"]);
+    assert.throws(() => group({ prefix: "admin/" }, []), /prefix/);
+  });
+});

@@ -56,13 +56,13 @@ function buildRegistry(): SchemaRegistry {
   return registry;
 }
 
-function runFile(path: string, registry: SchemaRegistry, formats: "assert" | "annotate", label: string): FileResult {
+function runFile(path: string, registry: SchemaRegistry, formats: "assert" | "annotate", label: string, codegen = true): FileResult {
   const result: FileResult = { file: label, passed: 0, failed: [], skipped: 0 };
   for (const c of readJson(path) as SuiteCase[]) {
     let validate: ((v: unknown) => boolean) | undefined;
     let compileError: unknown;
     try {
-      const compiled = compileSchema(c.schema, { registry, formats });
+      const compiled = compileSchema(c.schema, { registry, formats, codegen });
       validate = (v) => compiled.validate(v) === null;
     } catch (error) {
       compileError = error;
@@ -110,6 +110,13 @@ test("JSON Schema Test Suite 2020-12", { skip: present ? false : `conformance da
       assert.deepEqual(r.failed, [], `${r.file}: ${r.failed.length} failed`);
     });
   }
+
+  // The same suite with code generation off: the closure compiler alone must conform too.
+  const closures = listJson(tests2020).map((p) => runFile(p, registry, "annotate", relative(tests2020, p), false));
+  console.log(summary("required (closure compiler only)", closures));
+  await t.test("required, closure compiler only", () => {
+    assert.deepEqual(closures.flatMap((r) => r.failed.map((f) => `${r.file}: ${f}`)), []);
+  });
 
   const formatDir = join(tests2020, "optional/format");
   const formatResults = listJson(formatDir).map((p) => runFile(p, registry, "assert", relative(tests2020, p)));

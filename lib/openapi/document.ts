@@ -1,0 +1,80 @@
+// buildOpenApiDocument: the route table -> an OpenAPI 3.1 document (pure; no I/O, no caching).
+import type { RouteDefinition } from "../core/route.js";
+import { normalizePattern } from "../router/index.js";
+import { errorComponents } from "./error-schemas.js";
+import { buildOperation } from "./operation.js";
+import { assignOperationIds } from "./operation-id.js";
+import { toOpenApiPath, type PathTemplate } from "./path-params.js";
+import { checkRefIntegrity } from "./ref-integrity.js";
+import { SchemaCollector } from "./schema-collector.js";
+import type { OpenApiDocument, OpenApiMethod, OpenApiOptions, OpenApiPathItem, OpenApiTag } from "./types.js";
+
+export const OPENAPI_VERSION = "3.1.0";
+export const DEFAULT_API_TITLE = "keel API";
+export const DEFAULT_API_VERSION = "0.1.0";
+
+/** Methods a 3.1 Path Item can hold; routes with other method tokens are left out. */
+const METHODS = new Set<string>(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
+
+interface PlannedRoute {
+  def: RouteDefinition;
+  method: OpenApiMethod;
+  pattern: string;
+  template: PathTemplate;
+}
+
+function canonicalPattern(def: RouteDefinition): string {
+  try {
+    return normalizePattern(def.path).pattern;
+  } catch {
+    return def.pattern;
+  }
+}
+
+/** Builds the OpenAPI 3.1 document for `routes` (hidden routes and non-OAS methods are left out). */
+export function buildOpenApiDocument(routes: readonly RouteDefinition[], options: OpenApiOptions = {}): OpenApiDocument {
+  const schemas = new SchemaCollector();
+  const errors = errorComponents();
+  for (const name of Object.keys(errors)) schemas.define(name, errors[name]!);
+  if (options.schemas !== undefined) for (const name of Object.keys(options.schemas)) schemas.define(name, options.schemas[name]!);
+
+  const planned: PlannedRoute[] = [];
+  for (const def of routes) {
+    const method = def.method.toLowerCase();
+    if (def.meta.hidden === true || !METHODS.has(method)) continue;
+    const pattern = canonicalPattern(def);
+    planned.push({ def, method: method as OpenApiMethod, pattern, template: toOpenApiPath(pattern) });
+  }
+  const ids = assignOperationIds(planned.map((p) => ({ method: p.method, pattern: p.pattern, declared: p.def.meta.operationId })));
+
+  const paths: Record<string, OpenApiPathItem> = {};
+  const tagNames = new Set<string>();
+  planned.forEach((p, i) => {
+    const op = buildOperation(p.def, p.pattern, p.template, ids[i]!, schemas);
+    for (const tag of op.tags ?? []) tagNames.add(tag);
+    const item = paths[p.template.path] ?? (paths[p.template.path] = {});
+    item[p.method] = op;
+  });
+
+  const info: OpenApiDocument["info"] = { title: options.title ?? DEFAULT_API_TITLE, version: options.version ?? DEFAULT_API_VERSION };
+  if (options.description !== undefined) info.description = options.description;
+  const components: OpenApiDocument["components"] = { schemas: schemas.components };
+  if (options.securitySchemes !== undefined && Object.keys(options.securitySchemes).length > 0) {
+    components.securitySchemes = { ...options.securitySchemes };
+  }
+  const descriptions = options.tagDescriptions ?? {};
+  const tags: OpenApiTag[] = [...tagNames].sort().map((name) => {
+    const description = Object.hasOwn(descriptions, name) ? descriptions[name] : undefined;
+    return description === undefined ? { name } : { name, description };
+  });
+  const doc: OpenApiDocument = {
+    openapi: OPENAPI_VERSION,
+    info,
+    ...(options.servers !== undefined && options.servers.length > 0 ? { servers: options.servers.map((s) => ({ ...s })) } : {}),
+    paths,
+    components,
+    ...(tags.length > 0 ? { tags } : {}),
+  };
+  checkRefIntegrity(doc);
+  return doc;
+}

@@ -1,0 +1,26 @@
+// Public surface of the OpenAPI module: the document builder, the docs routes, the integrity check.
+export { buildOpenApiDocument, OPENAPI_VERSION, DEFAULT_API_TITLE, DEFAULT_API_VERSION } from "./document.js";
+export { docsRoutes, DEFAULT_DOCS_PATH } from "./docs-routes.js";
+export { checkRefIntegrity, findDanglingRefs } from "./ref-integrity.js";
+export { inferPathParamSchema, paramOverrideSchema } from "./path-params.js";
+export { deriveOperationId } from "./operation-id.js";
+export { DOCS_CSP } from "./docs-page.js";
+export type {
+  DocsOptions,
+  OpenApiComponents,
+  OpenApiDocument,
+  OpenApiInfo,
+  OpenApiMediaType,
+  OpenApiMethod,
+  OpenApiOperation,
+  OpenApiOptions,
+  OpenApiParameter,
+  OpenApiParameterLocation,
+  OpenApiPathItem,
+  OpenApiRequestBody,
+  OpenApiResponse,
+  OpenApiSecurityRequirement,
+  OpenApiSecurityScheme,
+  OpenApiServer,
+  OpenApiTag,
+} from "./types.js";

@@ -1,0 +1,102 @@
+// Types of the OpenAPI 3.1 document keel generates, and the options that shape it.
+import type { JsonSchema } from "../schema/index.js";
+
+export interface OpenApiServer {
+  url: string;
+  description?: string;
+}
+
+export interface OpenApiInfo {
+  title: string;
+  version: string;
+  description?: string;
+}
+
+export type OpenApiParameterLocation = "path" | "query" | "header" | "cookie";
+
+export interface OpenApiParameter {
+  name: string;
+  in: OpenApiParameterLocation;
+  required: boolean;
+  description?: string;
+  deprecated?: boolean;
+  schema: JsonSchema;
+  /** Set on the parameter of a tail wildcard (`{*rest}`): its value may contain "/". */
+  "x-wildcard"?: true;
+}
+
+export interface OpenApiMediaType {
+  schema?: JsonSchema;
+}
+
+export interface OpenApiRequestBody {
+  required: boolean;
+  content: Record<string, OpenApiMediaType>;
+}
+
+export interface OpenApiResponse {
+  description: string;
+  content?: Record<string, OpenApiMediaType>;
+}
+
+export type OpenApiSecurityRequirement = Record<string, string[]>;
+
+export interface OpenApiOperation {
+  operationId: string;
+  tags?: string[];
+  summary?: string;
+  description?: string;
+  deprecated?: boolean;
+  parameters?: OpenApiParameter[];
+  requestBody?: OpenApiRequestBody;
+  responses: Record<string, OpenApiResponse>;
+  security?: OpenApiSecurityRequirement[];
+}
+
+/** The HTTP methods a 3.1 Path Item can hold (lowercase, as the keys are written). */
+export type OpenApiMethod = "get" | "put" | "post" | "delete" | "options" | "head" | "patch" | "trace";
+
+export type OpenApiPathItem = Partial<Record<OpenApiMethod, OpenApiOperation>>;
+
+export interface OpenApiTag {
+  name: string;
+  description?: string;
+}
+
+/** A Security Scheme Object, passed through as given (`{ type: "http", scheme: "bearer" }`). */
+export type OpenApiSecurityScheme = Readonly<Record<string, unknown>>;
+
+export interface OpenApiComponents {
+  schemas: Record<string, JsonSchema>;
+  securitySchemes?: Record<string, OpenApiSecurityScheme>;
+}
+
+export interface OpenApiDocument {
+  openapi: string;
+  info: OpenApiInfo;
+  servers?: OpenApiServer[];
+  paths: Record<string, OpenApiPathItem>;
+  components: OpenApiComponents;
+  tags?: OpenApiTag[];
+}
+
+export interface OpenApiOptions {
+  /** info.title (default "keel API"). */
+  title?: string;
+  /** info.version (default "0.1.0"). */
+  version?: string;
+  /** info.description. */
+  description?: string;
+  servers?: readonly OpenApiServer[];
+  /** components.securitySchemes, referenced by extractors whose doc lists `security` names. */
+  securitySchemes?: Readonly<Record<string, OpenApiSecurityScheme>>;
+  /** Descriptions for the top-level tag list, by tag name. */
+  tagDescriptions?: Readonly<Record<string, string>>;
+  /** Extra named schemas for `t.ref("Name")` references to schemas no route mentions directly. */
+  schemas?: Readonly<Record<string, JsonSchema>>;
+}
+
+export interface DocsOptions extends OpenApiOptions {
+  /** Where the UI is served (default "/docs"); the document is at `{path}/openapi.json`. */
+  path?: string;
+}
