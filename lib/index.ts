@@ -48,3 +48,34 @@ export { state, requestContext, context, type RequestInfo } from "./extract/requ
 
 export * from "./schema/index.js";
 export * from "./openapi/index.js";
+
+export { encodeToon, decodeToon, ToonError } from "./formats/toon/index.js";
+export { estimateTokens } from "./formats/tokens.js";
+export { toon, type ToonBodyOptions } from "./formats/toon-body.js";
+export {
+  negotiated,
+  negotiation,
+  negotiateReply,
+  isNegotiatedRoute,
+  NegotiatedReply,
+  NEGOTIATED_MEDIA_TYPES,
+  TOKEN_COUNT_JSON_HEADER,
+  TOKEN_COUNT_TOON_HEADER,
+  TOKEN_SAVINGS_HEADER,
+  FORMAT_USED_HEADER,
+  type NegotiatedReplyOptions,
+  type NegotiationOptions,
+} from "./formats/negotiated.js";
+export {
+  parseAccept,
+  acceptQuality,
+  selectMediaType,
+  negotiateFormat,
+  MAX_ACCEPT_RANGES,
+  TOON_MEDIA_TYPE,
+  TOON_TEXT_MEDIA_TYPE,
+  TOON_MEDIA_TYPES,
+  type AcceptRange,
+  type FormatChoice,
+  type ResponseFormat,
+} from "./formats/negotiate.js";

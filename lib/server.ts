@@ -7,6 +7,7 @@ import {
   createJsonLogger,
   header,
   json,
+  negotiation,
   path,
   raise,
   route,
@@ -28,16 +29,15 @@ const CreateUser = t.named(
 const Ping = t.named("Ping", t.object({ status: t.string() }));
 const ProjectList = t.named("ProjectList", t.object({ service: t.string(), items: t.array(t.string()) }));
 const Echo = t.named("Echo", t.object({ content: t.string() }));
+const UserList = t.named("UserList", t.object({ users: t.array(User), total: t.u64() }));
 
 type UserRecord = Static<typeof User>;
 
 // --- an in-memory user store, seeded --------------------------------------------------------
 
-const users = new Map<number, UserRecord>([
-  [1, { id: 1, email: "alice@example.com" }],
-  [2, { id: 2, email: "bob@example.com" }],
-]);
-let nextUserId = 3;
+const seed = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy", "mallory", "niaj"];
+const users = new Map<number, UserRecord>(seed.map((name, i) => [i + 1, { id: i + 1, email: `${name}@example.com` }]));
+let nextUserId = seed.length + 1;
 
 // --- routes ------------------------------------------------------------------------------------
 
@@ -65,6 +65,22 @@ export const createUser = route.post(
     const user: UserRecord = { id: nextUserId++, email: body.email };
     users.set(user.id, user);
     return created(user, { location: `/users/${user.id}` });
+  },
+);
+
+/** JSON by default; TOON with `Accept: application/toon` (see the token-count headers). */
+export const listUsers = route.get(
+  "/api/v1/users",
+  {
+    tag: "users",
+    summary: "List users (JSON, or TOON with Accept: application/toon)",
+    responses: { 200: UserList },
+    config: { negotiated: true },
+  },
+  [],
+  () => {
+    const list = [...users.values()];
+    return { users: list, total: list.length };
   },
 );
 
@@ -103,7 +119,8 @@ export function createSampleApp(options: { env?: string; logger?: ReturnType<typ
     ...(options.env === undefined ? {} : { env: options.env }),
     logger: options.logger ?? createJsonLogger({ level: "info", write: (line) => process.stdout.write(line) }),
   })
-    .routes(ping, hello, getUser, createUser, listProjects, echoText, broken)
+    .layer(negotiation())
+    .routes(ping, hello, getUser, createUser, listUsers, listProjects, echoText, broken)
     .docs("/docs", {
       title: "keel sample service",
       version: "0.1.0",

@@ -83,6 +83,11 @@ export function apiKeyDigest(key: string): string {
   return sha256(key).toString("hex");
 }
 
+/** An OpenAPI security scheme for a header-carried key (name it e.g. "apiKeyAuth" in `docs({ securitySchemes })`). */
+export function apiKeySecurityScheme(header = "x-api-key"): Readonly<Record<string, string>> {
+  return Object.freeze({ type: "apiKey", in: "header", name: header.toLowerCase() });
+}
+
 export function apiKey(options: ApiKeyOptions): Layer {
   const hasKeys = options.keys !== undefined;
   const hasVerify = options.verify !== undefined;

@@ -19,6 +19,7 @@ function isToken68Char(c: number): boolean {
  */
 export function parseBearer(header: string | undefined, maxLength: number): string | typeof BEARER_ABSENT | typeof BEARER_MALFORMED {
   if (header === undefined) return BEARER_ABSENT;
+  if (typeof header !== "string") return BEARER_MALFORMED; // repeated header (only possible in-process)
   // "bearer" followed by at least one space; anything shorter or different is another scheme.
   if (header.length < 7 || header.charCodeAt(6) !== 32 || header.slice(0, 6).toLowerCase() !== "bearer") {
     return header.length === 6 && header.toLowerCase() === "bearer" ? BEARER_MALFORMED : BEARER_ABSENT;

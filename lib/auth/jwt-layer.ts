@@ -103,6 +103,9 @@ export function jwt(options: JwtLayerOptions): Layer {
   };
 }
 
+/** The OpenAPI security scheme that `authUser()` and the guards name "bearerAuth" (for `docs({ securitySchemes })`). */
+export const BEARER_SECURITY_SCHEME: Readonly<Record<string, string>> = Object.freeze({ type: "http", scheme: "bearer", bearerFormat: "JWT" });
+
 export interface AuthUserOptions {
   /** Security scheme names for the OpenAPI document (default ["bearerAuth"]). */
   security?: readonly string[];

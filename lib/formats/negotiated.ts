@@ -146,6 +146,8 @@ function applyChoice(reply: Reply, choice: FormatChoice | null, settings: Negoti
     reply.body = toonText;
     h["content-type"] = choice.mediaType + "; charset=utf-8";
     delete h["content-length"];
+    // A validator of the JSON bytes would be wrong for this representation.
+    delete h["etag"];
   }
   addVaryAccept(reply);
   if (settings.tokenHeaders !== false) {

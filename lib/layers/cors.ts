@@ -105,7 +105,8 @@ export function addVary(reply: Reply, token: string): void {
   reply.headers["vary"] = current === "" ? token : current + ", " + token;
 }
 
-export function cors(options: CorsOptions): Layer {
+/** `cors()` alone allows any origin, without credentials (`origin: "*"`). */
+export function cors(options: CorsOptions = { origin: "*" }): Layer {
   const origin = options.origin;
   const credentials = options.credentials === true;
   const wildcard = origin === "*";
@@ -157,7 +158,7 @@ export function cors(options: CorsOptions): Layer {
       if (allowHeaders !== "") h["access-control-allow-headers"] = allowHeaders;
     } else {
       const requested = ctx.req.headers["access-control-request-headers"];
-      if (requested !== undefined) {
+      if (typeof requested === "string") {
         const reflected = reflectRequestHeaders(requested);
         if (reflected !== "") h["access-control-allow-headers"] = reflected;
       }
@@ -166,14 +167,16 @@ export function cors(options: CorsOptions): Layer {
     return reply;
   };
 
-  return async function corsLayer(ctx: Context, next: Next): Promise<Reply> {
-    const requestOrigin = ctx.req.headers.origin;
-    if (requestOrigin !== undefined && ctx.method === "OPTIONS" && ctx.req.headers["access-control-request-method"] !== undefined) {
-      return preflight(ctx, requestOrigin);
-    }
+  // Replies to requests without Origin only need Vary (and nothing at all for "*"): a shared
+  // function, so the common same-origin / server-to-server path allocates no closure.
+  const varyOnly = (reply: Reply): Reply => {
+    addVary(reply, "Origin");
+    return reply;
+  };
+
+  const decorate = async (ctx: Context, next: Next, requestOrigin: string): Promise<Reply> => {
     const reply = await next(ctx);
     if (!wildcard) addVary(reply, "Origin");
-    if (requestOrigin === undefined) return reply;
     const allow = allowOrigin(requestOrigin, ctx);
     if (allow === null) return reply;
     const h = reply.headers;
@@ -181,5 +184,15 @@ export function cors(options: CorsOptions): Layer {
     if (credentials) h["access-control-allow-credentials"] = "true";
     if (exposeHeaders !== "") h["access-control-expose-headers"] = exposeHeaders;
     return reply;
+  };
+
+  return function corsLayer(ctx: Context, next: Next): Promise<Reply> {
+    const requestOrigin = ctx.req.headers.origin;
+    if (requestOrigin === undefined) return wildcard ? next(ctx) : next(ctx).then(varyOnly);
+    if (typeof requestOrigin !== "string") return next(ctx).then(varyOnly); // repeated Origin: not CORS-able
+    if (ctx.method === "OPTIONS" && ctx.req.headers["access-control-request-method"] !== undefined) {
+      return Promise.resolve(preflight(ctx, requestOrigin));
+    }
+    return decorate(ctx, next, requestOrigin);
   };
 }

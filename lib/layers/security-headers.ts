@@ -99,16 +99,25 @@ export function securityHeaders(options: SecurityHeadersOptions = {}): Layer {
   const hsts = options.hsts === false ? null : hstsValue(options.hsts ?? {});
   const hstsAlways = options.hsts !== false && options.hsts?.always === true;
 
-  return async function securityHeadersLayer(ctx: Context, next: Next): Promise<Reply> {
-    const reply = await next(ctx);
+  const applyFixed = (reply: Reply): Reply => {
     const h = reply.headers;
     for (let i = 0; i < count; i++) {
       const name = names[i]!;
       if (h[name] === undefined) h[name] = values[i]!;
     }
-    if (hsts !== null && h["strict-transport-security"] === undefined && (hstsAlways || (ctx.req.socket as TLSSocket | undefined)?.encrypted === true)) {
-      h["strict-transport-security"] = hsts;
-    }
     return reply;
+  };
+  const withHsts = (reply: Reply): Reply => {
+    if (reply.headers["strict-transport-security"] === undefined) reply.headers["strict-transport-security"] = hsts!;
+    return applyFixed(reply);
+  };
+
+  // Whether HSTS applies is known per request only when it depends on TLS; the callbacks are
+  // shared functions, so no closure is made per request.
+  if (hsts === null) return (ctx, next) => next(ctx).then(applyFixed);
+  if (hstsAlways) return (ctx, next) => next(ctx).then(withHsts);
+  return function securityHeadersLayer(ctx: Context, next: Next): Promise<Reply> {
+    const tls = (ctx.req.socket as TLSSocket | undefined)?.encrypted === true;
+    return next(ctx).then(tls ? withHsts : applyFixed);
   };
 }

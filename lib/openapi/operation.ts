@@ -7,6 +7,7 @@ import { schemaName, type JsonSchema } from "../schema/index.js";
 import { errorResponse, statusDescription } from "./error-schemas.js";
 import { inferPathParamSchema, paramOverrideSchema, type PathTemplate } from "./path-params.js";
 import type { SchemaCollector } from "./schema-collector.js";
+import { isNegotiatedRoute, NEGOTIATED_MEDIA_TYPES } from "../formats/negotiated.js";
 import type { OpenApiOperation, OpenApiParameter, OpenApiRequestBody, OpenApiResponse } from "./types.js";
 
 /** Paths of the probes (added by the production baseline); untagged ones are tagged "health". */
@@ -98,11 +99,28 @@ function requestBody(def: RouteDefinition, schemas: SchemaCollector): OpenApiReq
   return undefined;
 }
 
-function declaredResponse(status: number, value: JsonSchema | ResponseDoc, schemas: SchemaCollector): OpenApiResponse {
+/** Response headers a negotiated (JSON or TOON) reply carries. */
+const NEGOTIATION_HEADERS: NonNullable<OpenApiResponse["headers"]> = {
+  vary: { description: "Always includes Accept", schema: { type: "string" } },
+  "x-format-used": { description: "The format of the body", schema: { type: "string", enum: ["json", "toon"] } },
+  "x-token-count-json": { description: "Estimated language-model tokens of the JSON form", schema: { type: "integer" } },
+  "x-token-count-toon": { description: "Estimated language-model tokens of the TOON form", schema: { type: "integer" } },
+  "x-token-savings": { description: "Percent of tokens TOON saves over JSON (negative when larger)", schema: { type: "integer" } },
+};
+
+function declaredResponse(status: number, value: JsonSchema | ResponseDoc, schemas: SchemaCollector, negotiated: boolean): OpenApiResponse {
   const doc: ResponseDoc = isResponseDoc(value) ? value : { schema: value };
   const response: OpenApiResponse = { description: doc.description ?? statusDescription(String(status)) };
   if (doc.schema !== undefined && !NO_CONTENT.has(status) && status >= 200) {
-    response.content = { [doc.contentType ?? "application/json"]: { schema: schemas.convert(doc.schema) } };
+    const schema = schemas.convert(doc.schema);
+    if (negotiated && status < 300 && doc.contentType === undefined) {
+      // Content negotiation: the same value as JSON or TOON, chosen by Accept.
+      response.content = {};
+      for (const type of NEGOTIATED_MEDIA_TYPES) response.content[type] = { schema };
+      response.headers = NEGOTIATION_HEADERS;
+    } else {
+      response.content = { [doc.contentType ?? "application/json"]: { schema } };
+    }
   }
   return response;
 }
@@ -110,13 +128,15 @@ function declaredResponse(status: number, value: JsonSchema | ResponseDoc, schem
 function responses(def: RouteDefinition, schemas: SchemaCollector): Record<string, OpenApiResponse> {
   const byStatus = new Map<number, OpenApiResponse>();
   const declared = def.meta.responses ?? {};
+  const negotiated = isNegotiatedRoute(def.meta);
   for (const key of Object.keys(declared)) {
     const status = Number(key);
     const value = declared[status];
     if (!Number.isInteger(status) || value === undefined) continue;
-    byStatus.set(status, declaredResponse(status, value, schemas));
+    byStatus.set(status, declaredResponse(status, value, schemas, negotiated));
   }
   const errorStatuses = new Set(def.extractors.flatMap((e) => e.doc.errorStatuses ?? []));
+  if (negotiated) errorStatuses.add(406);
   for (const status of errorStatuses) if (!byStatus.has(status)) byStatus.set(status, errorResponse(status));
   if (![...byStatus.keys()].some((s) => s < 400)) byStatus.set(200, { description: statusDescription("200") });
   const out: Record<string, OpenApiResponse> = {};

@@ -34,8 +34,14 @@ export interface OpenApiRequestBody {
   content: Record<string, OpenApiMediaType>;
 }
 
+export interface OpenApiHeader {
+  description?: string;
+  schema: JsonSchema;
+}
+
 export interface OpenApiResponse {
   description: string;
+  headers?: Readonly<Record<string, OpenApiHeader>>;
   content?: Record<string, OpenApiMediaType>;
 }
 

@@ -167,7 +167,6 @@ export class HealthChecks {
         controller.abort(new CheckTimeoutError(`timed out after ${e.timeoutMs} ms`));
         resolve(done("fail", `timed out after ${e.timeoutMs} ms`));
       }, e.timeoutMs);
-      timer.unref?.();
       let value: unknown;
       try {
         value = e.fn(controller.signal);

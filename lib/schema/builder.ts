@@ -88,7 +88,8 @@ export interface ObjectOptions extends SchemaAnnotations {
 }
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
-type TProperties = { readonly [name: string]: TSchema };
+/** Property schemas: `t` schemas, or raw JSON Schema (typed `unknown`). */
+type TProperties = { readonly [name: string]: JsonSchema };
 type OptionalKeys<P> = { [K in keyof P]: P[K] extends { readonly [kOptional]: true } ? K : never }[keyof P];
 type RequiredKeys<P> = Exclude<keyof P, OptionalKeys<P>>;
 export type ObjectStatic<P> = Simplify<
@@ -206,7 +207,7 @@ export const t = {
   },
 
   /** Marks an object property as optional (may be missing). */
-  optional: <S extends TSchema>(schema: S): TOptional<S> => ({ ...schema, [kOptional]: true }) as TOptional<S>,
+  optional: <S extends { readonly [k: string]: unknown }>(schema: S): TOptional<S> => ({ ...schema, [kOptional]: true }) as TOptional<S>,
 
   /** Gives a schema a component name: OpenAPI emits it once under components.schemas and `$ref`s it. */
   named: <S extends JsonSchema>(name: string, schema: S): S => {

@@ -243,7 +243,9 @@ class Generator {
         this.fail([...rel, { keyVar: key }], "additionalProperties", schemaMessage(schema, "additionalProperties", M.additionalProperties));
       } else {
         const y = this.name("v");
-        this.out.push(`const ${y} = ${x}[${key}];`);
+        this.out.push(`let ${y} = ${x}[${key}];`);
+        const coerce = this.cc.settings.coerce ? coercerFor(additional) : null;
+        if (coerce !== null) this.out.push(`{ const n = ${this.const(coerce)}(${y}); if (n !== ${y}) h.setOwn(${x}, ${key}, ${y} = n); }`);
         this.node(additional, y, [...rel, { keyVar: key }], depth + 1);
       }
       this.out.push("}");

@@ -1,9 +1,13 @@
-// compileSchema: the public entry. Compiles once (at route registration) into closures; validating
-// is then one call per value with a reused state object and no allocation unless something fails.
+// compileSchema: the public entry. Compiles once (at route registration); validating is then one
+// call per value with a reused state object and no allocation unless something fails.
 //
-// Why closures and not `new Function` code generation: closures measured within reach of generated
-// code on the create-user body (see bench/validation.bench.ts), they need no `unsafe-eval`, keep
-// schema strings out of generated source (no injection surface), and are debuggable.
+// Two engines, measured on the create-user body with callgrind (instructions per validation,
+// deterministic; ajv 8 with allErrors for comparison): generated code 1,295 valid / 1,616 invalid,
+// closures 3,013 / 4,245, ajv 1,362 / 1,372. Closures pay for megamorphic calls between many small
+// functions; generated code inlines a whole subtree. So: code generation (codegen.ts) for every
+// subschema made of local keywords, the closure compiler (compile-context.ts) for the rest ($ref,
+// applicators, unevaluated*, $dynamicRef) and as the whole engine when `new Function` is not
+// allowed or `codegen: false` is passed. Both engines pass the whole required 2020-12 suite.
 import { collectAsyncSites, runAsyncRules } from "./async-rules.js";
 import { coercerFor } from "./coerce.js";
 import { CompileContext, isSchemaObject } from "./compile-context.js";

@@ -64,6 +64,7 @@ function addProperties(node: SchemaNode, props: Obj | undefined): void {
   const additionalSchema = schema["additionalProperties"];
   const additionalFalse = additionalSchema === false;
   const additional = hasAdditional && !additionalFalse ? node.sub(additionalSchema) : null;
+  const additionalCoercer = node.cc.settings.coerce && additional !== null ? coercerFor(additionalSchema) : null;
   const additionalMessage = node.message("additionalProperties", M.additionalProperties);
   const known = new Set(names);
   const scanAll = patterns.length > 0 || hasAdditional;
@@ -119,8 +120,13 @@ function addProperties(node: SchemaNode, props: Obj | undefined): void {
         if (s.stop) return false;
         continue;
       }
+      let value = v[key];
+      if (additionalCoercer !== null) {
+        const next = additionalCoercer(value);
+        if (next !== value) setOwn(v, key, (value = next));
+      }
       s.path.push(key);
-      const valid = (additional as Check)(v[key], s, null);
+      const valid = (additional as Check)(value, s, null);
       s.path.pop();
       if (!valid) {
         ok = false;

@@ -3,7 +3,6 @@
 import type { SchemaNode } from "./compile-context.js";
 import { jsonEqual } from "./json-equal.js";
 import { defaultMessages as M } from "./messages.js";
-import type { Check } from "./state.js";
 
 export function typePredicate(type: string): (v: unknown) => boolean {
   switch (type) {
@@ -180,4 +179,3 @@ export function addValueKeywords(node: SchemaNode): void {
   addNumber(node);
 }
 
-export type { Check };

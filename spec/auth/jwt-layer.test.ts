@@ -204,3 +204,13 @@ describe("parseBearer", () => {
     assert.throws(() => jwt({ ...verifierOptions, realm: "a\r\nb" }), TypeError);
   });
 });
+
+describe("jwt() with in-process requests", () => {
+  it("treats a repeated Authorization value as malformed, not as a crash", async () => {
+    const app = new App({ logger: silentLogger }).routes(route.get("/me", { layers: [jwt(verifierOptions)] }, [authUser()], (c) => c.sub));
+    const t = token();
+    const r = await app.inject({ url: "/me", headers: { authorization: [`Bearer ${t}`, `Bearer ${t}`] } });
+    assert.equal(r.status, 401);
+    assert.equal((await app.inject({ url: "/me", headers: { authorization: `Bearer ${t}` } })).status, 200);
+  });
+});

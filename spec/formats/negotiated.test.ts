@@ -50,7 +50,7 @@ before(async () => {
       route.get("/users", [], () => negotiated(users)),
       route.get("/nested", [], () => negotiated(nested)),
       route.get("/unicode", [], () => negotiated({ name: "Zoë 🚀", tags: ["ü", "ß"] })),
-      route.get("/custom", [], () => negotiated({ id: 1, ok: true }, { status: 203, headers: { "x-extra": "1", vary: "Origin" } })),
+      route.get("/custom", [], () => negotiated({ id: 1, ok: true }, { status: 203, headers: { "x-extra": "1", vary: "Origin", etag: '"json-v1"' } })),
       route.get("/flagged", { config: { negotiated: true } }, [], () => {
         flaggedCalls++;
         return users;
@@ -147,6 +147,9 @@ describe("format selection", () => {
     assert.equal(r.headers["x-extra"], "1");
     assert.deepEqual(varyList(r), ["origin", "accept"]);
     assert.deepEqual(plain(decodeToon(r.body)), { id: 1, ok: true });
+    assert.equal(r.headers["etag"], undefined, "the JSON ETag does not describe the TOON bytes");
+    const j = await get(main, "/custom");
+    assert.equal(j.headers["etag"], '"json-v1"');
   });
 
   test("HEAD sends the negotiated headers without a body", async () => {

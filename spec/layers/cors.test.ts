@@ -172,3 +172,23 @@ describe("cors() configuration and addVary", () => {
     assert.equal(arr.headers["vary"], "Accept, Cookie, Origin");
   });
 });
+
+describe("cors() defaults and in-process requests", () => {
+  it("allows any origin without credentials when called without options", async () => {
+    const app = new App({ logger: silentLogger }).layer(cors()).routes(route.get("/x", [], () => "x"));
+    const r = await app.inject({ url: "/x", headers: { origin: EVIL } });
+    assert.equal(r.headers["access-control-allow-origin"], "*");
+    assert.equal(r.headers["access-control-allow-credentials"], undefined);
+    const p = await app.inject({ method: "OPTIONS", url: "/x", headers: { origin: EVIL, "access-control-request-method": "PUT", "access-control-request-headers": "x-a" } });
+    assert.equal(p.status, 204);
+    assert.equal(p.headers["access-control-allow-methods"], "GET, HEAD, PUT, PATCH, POST, DELETE");
+    assert.equal(p.headers["access-control-allow-headers"], "x-a");
+  });
+
+  it("does not crash on repeated Origin or request-header values (possible through inject)", async () => {
+    const app = new App({ logger: silentLogger }).layer(cors({ origin: (o) => o === A })).routes(route.get("/x", [], () => "x"));
+    const r = await app.inject({ url: "/x", headers: { origin: [A, A] } });
+    assert.equal(r.status, 200);
+    assert.equal(r.headers["access-control-allow-origin"], undefined);
+  });
+});

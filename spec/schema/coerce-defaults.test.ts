@@ -42,6 +42,13 @@ describe("coercion", () => {
     }
   });
 
+  test("record values (additionalProperties) are coerced too", () => {
+    for (const r of bothEngines(t.record(t.integer()), { coerce: true }, () => ({ a: "1", b: "2" }))) {
+      assert.equal(r.errors, null);
+      assert.deepEqual(r.value, { a: 1, b: 2 });
+    }
+  });
+
   test("without coerce, strings are not numbers", () => {
     for (const r of bothEngines(Query, {}, () => ({ page: "2" }))) assert.equal((r.errors as unknown[]).length, 1);
   });

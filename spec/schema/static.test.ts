@@ -63,6 +63,10 @@ expectType<Equal<Static<typeof WithRef>, { home: { city: string } }>>();
 const raw = { type: "object" } as const;
 expectType<Equal<Static<typeof raw>, unknown>>();
 
+// Raw JSON Schema inside t.object is accepted and typed unknown.
+const Mixed = t.object({ raw: { type: "string" }, rawOptional: t.optional({ type: "integer" }) });
+expectType<Equal<Static<typeof Mixed>, { raw: unknown; rawOptional?: unknown }>>();
+
 // compileSchema carries the type into `is`.
 const compiled = compileSchema(CreateUser);
 const input: unknown = { email: "a@b.co", password: "12345678" };

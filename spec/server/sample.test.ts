@@ -116,6 +116,34 @@ describe("sample service", () => {
     assert.equal((JSON.parse(v.body) as ErrorBody).error.fields?.[0]?.field, "email", "validation fields stay visible in production");
   });
 
+  it("GET /api/v1/users: JSON by default, TOON with Accept: application/toon and token headers", async () => {
+    const j = await get("/api/v1/users");
+    assert.equal(j.status, 200);
+    assert.equal(j.headers["content-type"], "application/json");
+    assert.match(String(j.headers["vary"]), /accept/i);
+    const list = JSON.parse(j.body) as { users: Array<{ id: number; email: string }>; total: number };
+    assert.equal(list.total, list.users.length);
+    const tn = await get("/api/v1/users", { accept: "application/toon" });
+    assert.equal(tn.status, 200);
+    assert.equal(tn.headers["content-type"], "application/toon; charset=utf-8");
+    assert.equal(tn.headers["x-format-used"], "toon");
+    assert.match(tn.body, /^users\[\d+\]\{id,email\}:\n  1,alice@example\.com\n/);
+    const jsonTokens = Number(tn.headers["x-token-count-json"]);
+    const toonTokens = Number(tn.headers["x-token-count-toon"]);
+    assert.ok(toonTokens < jsonTokens, `TOON ${toonTokens} < JSON ${jsonTokens}`);
+    assert.equal(Number(tn.headers["x-token-savings"]), Math.round(((jsonTokens - toonTokens) / jsonTokens) * 100));
+    assert.equal((await get("/api/v1/users", { accept: "image/png" })).status, 406);
+  });
+
+  it("GET /docs/openapi.json lists both media types for the negotiated list", async () => {
+    const doc = JSON.parse((await get("/docs/openapi.json")).body) as {
+      paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>>;
+    };
+    const ok = doc.paths["/api/v1/users"]?.["get"]?.responses["200"];
+    assert.deepEqual(Object.keys(ok?.content ?? {}).sort(), ["application/json", "application/toon"]);
+    assert.ok(doc.paths["/api/v1/users"]?.["get"]?.responses["406"], "406 documented");
+  });
+
   it("unknown paths are 404 in the uniform body", async () => {
     const r = await get("/nope");
     assert.equal(r.status, 404);
