@@ -79,3 +79,24 @@ export {
   type FormatChoice,
   type ResponseFormat,
 } from "./formats/negotiate.js";
+
+export * from "./auth/jwt.js";
+export { jwt, authUser, optionalAuthUser, BEARER_SECURITY_SCHEME, type JwtLayerOptions, type JwtLayerSettings, type AuthUserOptions } from "./auth/jwt-layer.js";
+export { requireRole, requirePermission, type GuardOptions, type ClaimPath } from "./auth/guards.js";
+export { apiKey, apiKeyDigest, apiKeySecurityScheme, type ApiKeyOptions, type ApiKeyEntry, type ApiKeyVerdict } from "./auth/api-key.js";
+export { AUTH_PRINCIPAL_KEY, setAuthPrincipal, setAnonymousPrincipal, getAuthPrincipal, type AuthPrincipal } from "./auth/principal.js";
+export {
+  oauth2Client,
+  type OAuth2Client,
+  type OAuth2ClientOptions,
+  type OAuth2IdTokenOptions,
+  type OAuth2Result,
+  type AuthorizationRequest,
+  type AuthorizationRequestOptions,
+} from "./auth/oauth2.js";
+export type { OAuth2TokenResponse, TokenEndpointAuth } from "./auth/oauth2-token.js";
+export { createPkcePair, pkceChallenge, type PkcePair } from "./auth/oauth2-pkce.js";
+export { timingSafeEqualString, timingSafeEqualBytes } from "./auth/timing.js";
+export { cors, addVary, type CorsOptions, type CorsOriginPredicate } from "./layers/cors.js";
+export { csrf, csrfToken, CSRF_TOKEN_KEY, type CsrfOptions } from "./layers/csrf.js";
+export { securityHeaders, DEFAULT_CONTENT_SECURITY_POLICY, type SecurityHeadersOptions, type HstsOptions } from "./layers/security-headers.js";

@@ -3,16 +3,28 @@
 import {
   ApiError,
   App,
+  authUser,
+  BEARER_SECURITY_SCHEME,
+  cors,
   created,
   createJsonLogger,
+  csrf,
+  csrfToken,
+  form,
+  group,
   header,
   json,
+  jwt,
   negotiation,
+  noContent,
   path,
   raise,
+  requireRole,
   route,
+  securityHeaders,
   t,
   text,
+  type RouteDefinition,
   type Static,
 } from "./index.js";
 
@@ -114,14 +126,86 @@ export const broken = route.get(
   },
 );
 
-export function createSampleApp(options: { env?: string; logger?: ReturnType<typeof createJsonLogger> } = {}): App {
-  return new App({
+// --- authentication and browser security ---------------------------------------------------
+
+/** Development default; production requires KEEL_JWT_SECRET (at least 32 bytes). */
+export const DEV_JWT_SECRET = "keel-dev-secret-not-for-production-0123456789";
+
+function jwtSecret(env: string | undefined): string {
+  const fromEnv = process.env["KEEL_JWT_SECRET"];
+  if (fromEnv !== undefined && fromEnv !== "") return fromEnv;
+  if ((env ?? process.env["KEEL_ENV"] ?? "").toLowerCase().startsWith("prod")) {
+    throw new Error("KEEL_JWT_SECRET must be set in production (at least 32 bytes)");
+  }
+  return DEV_JWT_SECRET;
+}
+
+function corsOrigins(): string[] {
+  return (process.env["KEEL_CORS_ORIGINS"] ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+}
+
+const Me = t.named("Me", t.object({ sub: t.string(), role: t.string() }));
+const FormToken = t.named("FormToken", t.object({ csrf_token: t.string(), header: t.string(), field: t.string() }));
+const FormReceipt = t.named("FormReceipt", t.object({ message: t.string() }));
+
+/** `GET /api/v1/me` (any valid JWT), `DELETE /api/v1/admin/cache` (role admin), a CSRF-protected form. */
+export function authRoutes(secret: string): RouteDefinition[] {
+  const auth = jwt({ algorithms: ["HS256"], key: secret });
+  const me = route.get(
+    "/api/v1/me",
+    { tag: "auth", summary: "Who am I (JWT)", layers: [auth], responses: { 200: Me } },
+    [authUser<{ role?: string }>()],
+    (claims) => ({ sub: claims.sub ?? "", role: claims.role ?? "" }),
+  );
+  const clearCache = route.delete(
+    "/api/v1/admin/cache",
+    { tag: "admin", summary: "Clear the response cache (role admin)", layers: [auth] },
+    [requireRole("admin")],
+    () => noContent(),
+  );
+  const forms = group({ prefix: "/api/v1", tag: "forms", layers: [csrf()] }, [
+    route.get("/form", { summary: "Issue a CSRF token (cookie csrf_token + body)", responses: { 200: FormToken } }, [csrfToken()], (token) => ({
+      csrf_token: token,
+      header: "x-csrf-token",
+      field: "_csrf",
+    })),
+    route.post(
+      "/form",
+      { summary: "A CSRF-protected form post (header X-CSRF-Token or field _csrf)", responses: { 200: FormReceipt } },
+      [form(t.object({ message: t.string({ length: { min: 1, max: 500 } }) }))],
+      (body) => ({ message: body.message }),
+    ),
+  ]);
+  return [me, clearCache, ...forms];
+}
+
+export interface SampleAppOptions {
+  env?: string;
+  logger?: ReturnType<typeof createJsonLogger>;
+  /** HS256 secret for the JWT routes (default: KEEL_JWT_SECRET, or the dev secret outside production). */
+  jwtSecret?: string;
+}
+
+export function createSampleApp(options: SampleAppOptions = {}): App {
+  const app = new App({
     ...(options.env === undefined ? {} : { env: options.env }),
     logger: options.logger ?? createJsonLogger({ level: "info", write: (line) => process.stdout.write(line) }),
-  })
+  });
+  // Global layers, outermost first: CORS answers preflights before anything else runs.
+  const origins = corsOrigins();
+  if (origins.length > 0) {
+    app.layer(cors({ origin: origins, credentials: true, allowHeaders: ["authorization", "content-type", "x-csrf-token"] }));
+  }
+  return app
+    .layer(securityHeaders())
     .layer(negotiation())
     .routes(ping, hello, getUser, createUser, listUsers, listProjects, echoText, broken)
+    .routes(authRoutes(options.jwtSecret ?? jwtSecret(options.env)))
     .docs("/docs", {
+      securitySchemes: { bearerAuth: BEARER_SECURITY_SCHEME },
       title: "keel sample service",
       version: "0.1.0",
       description: "The sample service of the keel framework: every endpoint of the spec's sample application.",

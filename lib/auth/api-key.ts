@@ -11,7 +11,7 @@ import type { Reply } from "../core/reply.js";
 import type { Layer, Next } from "../core/route.js";
 import { isHttpToken, isQuotableText } from "./http-syntax.js";
 import type { JwtPayload } from "./jwt-claims.js";
-import { AUTH_PRINCIPAL_KEY, isPublicRoute, setAnonymous, type AuthPrincipal } from "./principal.js";
+import { AUTH_PRINCIPAL_KEY, isPublicRoute, setAnonymousPrincipal, type AuthPrincipal } from "./principal.js";
 
 /** One accepted key: the key itself or its SHA-256 (hex), plus the claims its callers get. */
 export type ApiKeyEntry =
@@ -123,13 +123,13 @@ export function apiKey(options: ApiKeyOptions): Layer {
 
   return async function apiKeyLayer(ctx: Context, next: Next): Promise<Reply> {
     if (isPublicRoute(ctx)) {
-      setAnonymous(ctx, challenge);
+      setAnonymousPrincipal(ctx, challenge);
       return next(ctx);
     }
     const key = readKey(ctx);
     if (key === undefined || key === "") {
       if (key === undefined && !required) {
-        setAnonymous(ctx, challenge);
+        setAnonymousPrincipal(ctx, challenge);
         return next(ctx);
       }
       throw ApiError.unauthorized("Missing API key", { headers: challengeHeaders });

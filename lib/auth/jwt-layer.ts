@@ -23,7 +23,7 @@ import { DEFAULT_MAX_TOKEN_LENGTH } from "./jws-compact.js";
 import type { JwtPayload } from "./jwt-claims.js";
 import { JwtError } from "./jwt-error.js";
 import { createJwtVerifier, type JwtVerifier, type JwtVerifierOptions } from "./jwt-verifier.js";
-import { AUTH_PRINCIPAL_KEY, isPublicRoute, requirePrincipal, setAnonymous, type AuthPrincipal } from "./principal.js";
+import { AUTH_PRINCIPAL_KEY, isPublicRoute, requirePrincipal, setAnonymousPrincipal, type AuthPrincipal } from "./principal.js";
 
 export interface JwtLayerSettings {
   /** `realm` in the WWW-Authenticate challenge (default "api"). No quotes or backslashes. */
@@ -79,13 +79,13 @@ export function jwt(options: JwtLayerOptions): Layer {
 
   return async function jwtLayer(ctx: Context, next: Next): Promise<Reply> {
     if (isPublicRoute(ctx)) {
-      setAnonymous(ctx, missing);
+      setAnonymousPrincipal(ctx, missing);
       return next(ctx);
     }
     const token = parseBearer(ctx.req.headers.authorization, maxLength);
     if (token === BEARER_ABSENT) {
       if (required) throw ApiError.unauthorized("Missing bearer token", { headers: { "www-authenticate": missing } });
-      setAnonymous(ctx, missing);
+      setAnonymousPrincipal(ctx, missing);
       return next(ctx);
     }
     if (token === BEARER_MALFORMED) {

@@ -26,7 +26,7 @@ export function setAuthPrincipal(ctx: Context, principal: AuthPrincipal): void {
  * Record that an authentication layer ran but the request carried no credentials (a layer in
  * optional mode); `authUser()` and guards answer 401 with `challenge`.
  */
-export function setAnonymous(ctx: Context, challenge: string): void {
+export function setAnonymousPrincipal(ctx: Context, challenge: string): void {
   ctx.locals[AUTH_PRINCIPAL_KEY] = challenge;
 }
 

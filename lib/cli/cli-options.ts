@@ -53,14 +53,11 @@ export function parseCli<S extends CliSpec>(spec: S, argv: readonly string[], en
   const byFlag = new Map<string, string>();
   for (const key of Object.keys(spec)) byFlag.set(spec[key]!.flag, key);
   const fromFlags = new Map<string, string>();
-  let help = false;
+  // --help wins over everything else on the line, including mistakes.
+  if (argv.includes("--help") || argv.includes("-h")) return { values: {} as CliValues<S>, help: true };
 
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (arg === "--help" || arg === "-h") {
-      help = true;
-      continue;
-    }
     if (!arg.startsWith("--") || arg === "--") throw new CliUsageError(`unexpected argument ${JSON.stringify(arg)} (see --help)`);
     const eq = arg.indexOf("=");
     const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
@@ -91,7 +88,7 @@ export function parseCli<S extends CliSpec>(spec: S, argv: readonly string[], en
     const envRaw = opt.env === undefined ? undefined : env[opt.env];
     values[key] = envRaw === undefined || envRaw === "" ? undefined : parseValue(opt, envRaw, false);
   }
-  return { values: values as CliValues<S>, help };
+  return { values: values as CliValues<S>, help: false };
 }
 
 /** Help text: usage line, then one block per option with its environment variable and default. */

@@ -22,6 +22,8 @@ export interface RouteLeaf<T> {
 
 export class RadixNode<T> {
   prefix: string;
+  /** Char codes of `prefix`: comparing against a typed array is cheaper than prefix.charCodeAt. */
+  prefixCodes: Uint16Array;
   /** Char code of `children[0]`. */
   childBase = 0;
   /** Static children by first char code minus `childBase`; null for no child. */
@@ -35,6 +37,12 @@ export class RadixNode<T> {
 
   constructor(prefix: string) {
     this.prefix = prefix;
+    this.prefixCodes = codesOf(prefix);
+  }
+
+  setPrefix(prefix: string): void {
+    this.prefix = prefix;
+    this.prefixCodes = codesOf(prefix);
   }
 
   childFor(code: number): RadixNode<T> | null {
@@ -106,7 +114,7 @@ function insertStatic<T>(start: RadixNode<T>, text: string): RadixNode<T> {
     if (common < prefix.length) {
       // Split: the edge keeps its first `common` chars, the rest moves one level down.
       const middle = new RadixNode<T>(prefix.slice(0, common));
-      child.prefix = prefix.slice(common);
+      child.setPrefix(prefix.slice(common));
       middle.setChild(child.prefix.charCodeAt(0), child);
       node.setChild(code, middle);
       node = middle;
@@ -116,4 +124,10 @@ function insertStatic<T>(start: RadixNode<T>, text: string): RadixNode<T> {
     i += common;
   }
   return node;
+}
+
+function codesOf(text: string): Uint16Array {
+  const codes = new Uint16Array(text.length);
+  for (let i = 0; i < text.length; i++) codes[i] = text.charCodeAt(i);
+  return codes;
 }

@@ -58,12 +58,12 @@ export function walkRadix<T>(
   if (index >= 0 && index < children.length) {
     const child = children[index] as RadixNode<T> | null;
     if (child !== null) {
-      const prefix = child.prefix;
-      const end = pos + prefix.length;
+      const codes = child.prefixCodes;
+      const end = pos + codes.length;
       if (end <= length) {
         let i = 1; // the first char is known to match
-        while (i < prefix.length && prefix.charCodeAt(i) === path.charCodeAt(pos + i)) i++;
-        if (i === prefix.length) {
+        while (i < codes.length && codes[i] === path.charCodeAt(pos + i)) i++;
+        if (i === codes.length) {
           const found = walkRadix(child, path, end, depth, state);
           if (found !== null) return found;
         }

@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { ListeningServer } from "../../lib/index.js";
-import { createSampleApp } from "../../lib/server.js";
+import { signJwt } from "../../lib/index.js";
+import { createSampleApp, DEV_JWT_SECRET } from "../../lib/server.js";
 import { captureLogger } from "../support/capture-logger.js";
 import { ERROR_ID, send } from "../support/http.js";
 
@@ -14,7 +15,7 @@ describe("sample service", () => {
   const prodLogger = captureLogger(50);
   before(async () => {
     server = await createSampleApp({ logger: captureLogger(100), env: "development" }).listen({ port: 0 });
-    prod = await createSampleApp({ logger: prodLogger, env: "production" }).listen({ port: 0 });
+    prod = await createSampleApp({ logger: prodLogger, env: "production", jwtSecret: "a-production-secret-of-at-least-32-bytes!!" }).listen({ port: 0 });
   });
   after(async () => {
     await server.close();
@@ -142,6 +143,58 @@ describe("sample service", () => {
     const ok = doc.paths["/api/v1/users"]?.["get"]?.responses["200"];
     assert.deepEqual(Object.keys(ok?.content ?? {}).sort(), ["application/json", "application/toon"]);
     assert.ok(doc.paths["/api/v1/users"]?.["get"]?.responses["406"], "406 documented");
+  });
+
+  it("GET /api/v1/me: 401 without or with a bad token, 200 with the subject", async () => {
+    const none = await get("/api/v1/me");
+    assert.equal(none.status, 401);
+    assert.match(String(none.headers["www-authenticate"]), /^Bearer/);
+    assert.match((JSON.parse(none.body) as ErrorBody).error_id, ERROR_ID);
+    const forged = signJwt({ role: "admin" }, { algorithm: "HS256", key: "another-secret-that-is-long-enough-32b", subject: "mallory", expiresIn: 60 });
+    const bad = await get("/api/v1/me", { authorization: `Bearer ${forged}` });
+    assert.equal(bad.status, 401);
+    assert.match(String(bad.headers["www-authenticate"]), /invalid_token/);
+    const token = signJwt({ role: "user" }, { algorithm: "HS256", key: DEV_JWT_SECRET, subject: "alice", expiresIn: 60 });
+    const ok = await get("/api/v1/me", { authorization: `Bearer ${token}` });
+    assert.equal(ok.status, 200);
+    assert.deepEqual(JSON.parse(ok.body), { sub: "alice", role: "user" });
+  });
+
+  it("DELETE /api/v1/admin/cache: 401 anonymous, 403 without role admin, 204 with it", async () => {
+    const del = (headers: Record<string, string>) => send(server.url + "/api/v1/admin/cache", { method: "DELETE", headers });
+    assert.equal((await del({})).status, 401);
+    const user = signJwt({ role: "user" }, { algorithm: "HS256", key: DEV_JWT_SECRET, subject: "bob", expiresIn: 60 });
+    const forbidden = await del({ authorization: `Bearer ${user}` });
+    assert.equal(forbidden.status, 403);
+    assert.equal((JSON.parse(forbidden.body) as ErrorBody).error.type, "forbidden");
+    const admin = signJwt({ role: "admin" }, { algorithm: "HS256", key: DEV_JWT_SECRET, subject: "alice", expiresIn: 60 });
+    assert.equal((await del({ authorization: `Bearer ${admin}` })).status, 204);
+  });
+
+  it("CSRF form: GET issues the cookie, POST without the header is 403, with it 200", async () => {
+    const issued = await get("/api/v1/form");
+    assert.equal(issued.status, 200);
+    const setCookie = String(issued.headers["set-cookie"]);
+    const token = /csrf_token=([^;]+)/.exec(setCookie)?.[1];
+    assert.ok(token, "csrf cookie set");
+    assert.equal((JSON.parse(issued.body) as { csrf_token: string }).csrf_token, token);
+    const postForm = (headers: Record<string, string>, body = "message=hi") =>
+      send(server.url + "/api/v1/form", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", cookie: `csrf_token=${token}`, ...headers }, body });
+    const missing = await postForm({});
+    assert.equal(missing.status, 403);
+    assert.equal((JSON.parse(missing.body) as ErrorBody).error.type, "forbidden");
+    assert.equal((await postForm({ "x-csrf-token": "wrong" })).status, 403);
+    const ok = await postForm({ "x-csrf-token": token });
+    assert.equal(ok.status, 200);
+    assert.deepEqual(JSON.parse(ok.body), { message: "hi" });
+  });
+
+  it("security headers are on every response", async () => {
+    const r = await get("/hello");
+    assert.equal(r.headers["x-content-type-options"], "nosniff");
+    assert.equal(r.headers["x-frame-options"], "DENY");
+    const docs = await get("/docs");
+    assert.match(String(docs.headers["content-security-policy"]), /script-src 'sha256-/, "the docs page keeps its own CSP");
   });
 
   it("unknown paths are 404 in the uniform body", async () => {
