@@ -104,10 +104,10 @@ export function walkRadix<T>(
 export function findInRadixTree<T>(root: RadixNode<T>, path: string, state: RadixWalkState): RouteLeaf<T> | null {
   const first = root.children[0];
   if (first === undefined || first === null) return null;
-  const prefix = first.prefix;
-  if (path.length < prefix.length) return null;
-  for (let i = 0; i < prefix.length; i++) {
-    if (path.charCodeAt(i) !== prefix.charCodeAt(i)) return null;
+  const codes = first.prefixCodes;
+  if (path.length < codes.length) return null;
+  for (let i = 0; i < codes.length; i++) {
+    if (codes[i] !== path.charCodeAt(i)) return null;
   }
-  return walkRadix(first, path, prefix.length, 0, state);
+  return walkRadix(first, path, codes.length, 0, state);
 }

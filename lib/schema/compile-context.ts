@@ -3,7 +3,7 @@
 // Keyword families live in keywords-*.ts and add their checks to a node through `SchemaNode`.
 import { refTarget } from "./builder.js";
 import { generateCheck, isGeneratable } from "./codegen.js";
-import { claimedFormats } from "./formats.js";
+import { schemaFormats } from "./formats.js";
 import { addArrayKeywords } from "./keywords-array.js";
 import { addApplicatorKeywords, addUnevaluatedKeywords } from "./keywords-applicator.js";
 import { addObjectKeywords } from "./keywords-object.js";
@@ -139,7 +139,7 @@ export class CompileContext {
   }
 
   formatCheck(name: string): ((s: string) => boolean) | undefined {
-    return this.settings.assertFormats ? claimedFormats.get(name) : undefined;
+    return this.settings.assertFormats ? schemaFormats.get(name) : undefined;
   }
 
   /** Resolves a `$ref`: registry first, then `t.ref` targets and `components` for `#/components/schemas/<name>`. */

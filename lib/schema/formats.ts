@@ -1,7 +1,7 @@
 // The string formats keel asserts. Every check is a hand-written scan or an anchored regex without
 // ambiguous nested quantifiers, so hostile input costs linear time. Unknown formats are ignored.
 
-export type FormatCheck = (value: string) => boolean;
+export type SchemaFormatCheck = (value: string) => boolean;
 
 const D = "[0-9]"; // ASCII digits only: \d would be fine in JS, but say it plainly
 const DATE_RE = new RegExp(`^(${D}{4})-(${D}{2})-(${D}{2})$`);
@@ -272,7 +272,7 @@ function isRegex(s: string): boolean {
 }
 
 /** The formats keel asserts (the ones listed in lib/schema's contract). */
-export const claimedFormats: ReadonlyMap<string, FormatCheck> = new Map<string, FormatCheck>([
+export const schemaFormats: ReadonlyMap<string, SchemaFormatCheck> = new Map<string, SchemaFormatCheck>([
   ["email", isEmail],
   ["uuid", (s) => UUID_RE.test(s)],
   ["date-time", isDateTime],

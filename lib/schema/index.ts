@@ -4,8 +4,9 @@ export type { ArrayOptions, NumberOptions, ObjectOptions, ObjectStatic, SchemaAn
 export { isOptionalSchema, kOptional, kSchemaName, schemaName, t } from "./builder.js";
 export { compileSchema } from "./compile.js";
 export { SchemaRegistry } from "./registry.js";
-export { claimedFormats } from "./formats.js";
-export type { FormatCheck } from "./formats.js";
+export { schemaFormats } from "./formats.js";
+export type { SchemaFormatCheck } from "./formats.js";
 export { asyncUnique, customAsync, SchemaAsyncRuleError, ASYNC_KEYWORD } from "./async-rules.js";
 export type { AsyncRule } from "./async-rules.js";
 export { formatFieldPath } from "./state.js";
+export { publicSchema } from "./public-schema.js";

@@ -2,7 +2,7 @@
 // mapped onto standard keywords.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { asyncUnique, isOptionalSchema, schemaName, t } from "../../lib/schema/index.js";
+import { asyncUnique, isOptionalSchema, publicSchema, schemaName, t } from "../../lib/schema/index.js";
 
 const json = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
 
@@ -84,5 +84,19 @@ describe("t builder", () => {
     assert.deepEqual(json(t.string({ async: [asyncUnique({ table: "users", column: "email" })] })), {
       type: "string", "x-keel-async": [{ kind: "unique", table: "users", column: "email" }],
     });
+  });
+});
+
+describe("publicSchema", () => {
+  test("drops x-keel-async, keeps the rest and the name marker", () => {
+    const User = t.named("User", t.object({ email: t.string({ email: { message: "bad" }, async: [asyncUnique({ table: "users", column: "email" })] }) }));
+    const published = publicSchema(User);
+    assert.deepEqual(json(published), {
+      type: "object",
+      properties: { email: { type: "string", format: "email", "x-messages": { email: "bad" } } },
+      required: ["email"],
+    });
+    assert.equal(schemaName(published), "User");
+    assert.ok(JSON.stringify(User).includes("x-keel-async"), "the original is untouched");
   });
 });
