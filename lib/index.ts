@@ -100,3 +100,36 @@ export { timingSafeEqualString, timingSafeEqualBytes } from "./auth/timing.js";
 export { cors, addVary, type CorsOptions, type CorsOriginPredicate } from "./layers/cors.js";
 export { csrf, csrfToken, CSRF_TOKEN_KEY, type CsrfOptions } from "./layers/csrf.js";
 export { securityHeaders, DEFAULT_CONTENT_SECURITY_POLICY, type SecurityHeadersOptions, type HstsOptions } from "./layers/security-headers.js";
+
+export { MemoryStore, DEFAULT_STORE_MAX_ENTRIES, type Store, type StoreSetOptions, type StoreUpdater, type MemoryStoreOptions, type MaybePromise } from "./layers/store.js";
+export { clientAddressResolver, canonicalIp, ipv6Network, socketAddress, type TrustProxyOptions, type ClientAddressResolver } from "./layers/client-ip.js";
+export { rateLimit, DEFAULT_RATE_LIMIT_MAX_KEYS, type RateLimitOptions, type RateLimitKey, type TokenBucketState } from "./layers/rate-limit.js";
+export { idempotency, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, type IdempotencyOptions, type IdempotencyRecord } from "./layers/dedup.js";
+export {
+  responseCache,
+  strongEtag,
+  ifNoneMatchHits,
+  CACHE_STATUS_HEADER,
+  type ResponseCache,
+  type ResponseCacheOptions,
+  type CacheRouteConfig,
+  type CacheCredentials,
+  type CacheEntry,
+  type CachedVariant,
+} from "./layers/cache.js";
+export { compression, negotiateEncoding, compressibleType, DEFAULT_COMPRESSION_THRESHOLD, type CompressionOptions, type CompressionEncoding } from "./layers/compression.js";
+export { timeout, discardReply, type TimeoutOptions } from "./layers/timeout.js";
+export { retry, backoffDelay, type RetryOptions } from "./layers/retry.js";
+export {
+  circuitBreaker,
+  dependencyBreaker,
+  BreakerCore,
+  type CircuitBreakerOptions,
+  type CircuitBreakerLayer,
+  type DependencyBreaker,
+  type DependencyBreakerOptions,
+  type BreakerOptions,
+  type BreakerState,
+  type BreakerSnapshot,
+  type BreakerRecord,
+} from "./layers/circuit-breaker.js";

@@ -5,6 +5,7 @@ import {
   App,
   authUser,
   BEARER_SECURITY_SCHEME,
+  compression,
   cors,
   created,
   createJsonLogger,
@@ -13,17 +14,22 @@ import {
   form,
   group,
   header,
+  idempotency,
   json,
   jwt,
   negotiation,
   noContent,
   path,
   raise,
+  rateLimit,
   requireRole,
+  responseCache,
   route,
   securityHeaders,
+  timeout,
   t,
   text,
+  type ResponseCache,
   type RouteDefinition,
   type Static,
 } from "./index.js";
@@ -69,32 +75,37 @@ export const getUser = route.get(
   },
 );
 
-export const createUser = route.post(
-  "/users",
-  { tag: "users", summary: "Create a user", responses: { 201: User } },
-  [json(CreateUser)],
-  (body) => {
-    const user: UserRecord = { id: nextUserId++, email: body.email };
-    users.set(user.id, user);
-    return created(user, { location: `/users/${user.id}` });
-  },
-);
-
-/** JSON by default; TOON with `Accept: application/toon` (see the token-count headers). */
-export const listUsers = route.get(
-  "/api/v1/users",
-  {
-    tag: "users",
-    summary: "List users (JSON, or TOON with Accept: application/toon)",
-    responses: { 200: UserList },
-    config: { negotiated: true },
-  },
-  [],
-  () => {
-    const list = [...users.values()];
-    return { users: list, total: list.length };
-  },
-);
+/** `POST /users` (deduplicated by Idempotency-Key) and the cached, negotiated `GET /api/v1/users`. */
+export function userRoutes(cache: ResponseCache): { createUser: RouteDefinition; listUsers: RouteDefinition } {
+  const createUser = route.post(
+    "/users",
+    { tag: "users", summary: "Create a user (send Idempotency-Key to make retries safe)", responses: { 201: User }, layers: [idempotency()] },
+    [json(CreateUser)],
+    (body) => {
+      const user: UserRecord = { id: nextUserId++, email: body.email };
+      users.set(user.id, user);
+      cache.invalidateTag("users");
+      return created(user, { location: `/users/${user.id}` });
+    },
+  );
+  /** JSON by default; TOON with `Accept: application/toon` (see the token-count headers). Cached 30 s. */
+  const listUsers = route.get(
+    "/api/v1/users",
+    {
+      tag: "users",
+      summary: "List users (JSON, or TOON with Accept: application/toon)",
+      responses: { 200: UserList },
+      layers: [cache],
+      config: { negotiated: true, cache: { tags: ["users"] } },
+    },
+    [],
+    () => {
+      const list = [...users.values()];
+      return { users: list, total: list.length };
+    },
+  );
+  return { createUser, listUsers };
+}
 
 /** `x-tenant-id`, trimmed; missing or blank is a 400. */
 const tenantId = header("x-tenant-id").map((v) => {
@@ -152,7 +163,7 @@ const FormToken = t.named("FormToken", t.object({ csrf_token: t.string(), header
 const FormReceipt = t.named("FormReceipt", t.object({ message: t.string() }));
 
 /** `GET /api/v1/me` (any valid JWT), `DELETE /api/v1/admin/cache` (role admin), a CSRF-protected form. */
-export function authRoutes(secret: string): RouteDefinition[] {
+export function authRoutes(secret: string, cache: ResponseCache): RouteDefinition[] {
   const auth = jwt({ algorithms: ["HS256"], key: secret });
   const me = route.get(
     "/api/v1/me",
@@ -164,7 +175,10 @@ export function authRoutes(secret: string): RouteDefinition[] {
     "/api/v1/admin/cache",
     { tag: "admin", summary: "Clear the response cache (role admin)", layers: [auth] },
     [requireRole("admin")],
-    () => noContent(),
+    () => {
+      cache.clear();
+      return noContent();
+    },
   );
   const forms = group({ prefix: "/api/v1", tag: "forms", layers: [csrf()] }, [
     route.get("/form", { summary: "Issue a CSRF token (cookie csrf_token + body)", responses: { 200: FormToken } }, [csrfToken()], (token) => ({
@@ -194,16 +208,28 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
     ...(options.env === undefined ? {} : { env: options.env }),
     logger: options.logger ?? createJsonLogger({ level: "info", write: (line) => process.stdout.write(line) }),
   });
-  // Global layers, outermost first: CORS answers preflights before anything else runs.
+  // Global layers, outermost first: CORS answers preflights before anything else runs;
+  // compression sits outside negotiation so TOON bodies are compressed too.
   const origins = corsOrigins();
   if (origins.length > 0) {
     app.layer(cors({ origin: origins, credentials: true, allowHeaders: ["authorization", "content-type", "x-csrf-token"] }));
   }
+  const cache = responseCache({ ttlMs: 30_000 });
+  const { createUser, listUsers } = userRoutes(cache);
+  // One generous token bucket per client across /api/v1 (attached to the routes, not matched by prefix).
+  const apiV1 = group({ layers: [rateLimit({ capacity: 100, refillPerSecond: 20 })] }, [
+    ping,
+    listUsers,
+    broken,
+    ...authRoutes(options.jwtSecret ?? jwtSecret(options.env), cache),
+  ]);
   return app
+    .layer(compression())
     .layer(securityHeaders())
+    .layer(timeout(10_000))
     .layer(negotiation())
-    .routes(ping, hello, getUser, createUser, listUsers, listProjects, echoText, broken)
-    .routes(authRoutes(options.jwtSecret ?? jwtSecret(options.env)))
+    .routes(hello, getUser, createUser, listProjects, echoText)
+    .routes(apiV1)
     .docs("/docs", {
       securitySchemes: { bearerAuth: BEARER_SECURITY_SCHEME },
       title: "keel sample service",

@@ -21,6 +21,8 @@ export function finalizeHeaders(ctx: Context, reply: Reply): void {
     delete h["content-length"];
     return;
   }
+  // A 304 may only carry the length of the 200 it stands for (RFC 9110 8.6): never invent one.
+  if (reply.status === 304) return;
   if (h["content-length"] !== undefined) return;
   if (typeof body === "string") h["content-length"] = Buffer.byteLength(body);
   else if (body === null) h["content-length"] = 0;

@@ -27,7 +27,8 @@ export interface Store<V> {
   add(key: string, value: V, options?: StoreSetOptions): MaybePromise<boolean>;
   /**
    * Atomic read-modify-write of one key (a shared store implements it with compare-and-set).
-   * Returns what `fn` returned. `fn` may mutate and return the value it was given.
+   * Returns what `fn` returned. `fn` may mutate and return the value it was given. `options` are
+   * read after `fn` returns, so `fn` may adjust `size` to the value it built.
    */
   update(key: string, fn: StoreUpdater<V>, options?: StoreSetOptions): MaybePromise<V | undefined>;
   delete(key: string): MaybePromise<boolean>;
