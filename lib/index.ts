@@ -133,3 +133,4 @@ export {
   type BreakerSnapshot,
   type BreakerRecord,
 } from "./layers/circuit-breaker.js";
+export * from "./jobs/index.js";

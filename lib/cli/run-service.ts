@@ -34,8 +34,21 @@ export interface RunServiceOptions {
   createApp(config: ServiceConfig, prod: Production): App | Promise<App>;
 }
 
-/** Runs until shutdown, then exits the process (0 after a clean drain). */
+/**
+ * Runs until shutdown, then exits the process: 0 after a clean drain, 2 on bad flags, 1 when the
+ * service cannot start or hits a fatal error (logged as one JSON line first).
+ */
 export async function runService(options: RunServiceOptions): Promise<void> {
+  try {
+    await serve(options);
+  } catch (err) {
+    const e = err instanceof Error ? { type: err.name, message: err.message, stack: err.stack } : { message: String(err) };
+    process.stdout.write(JSON.stringify({ level: LOG_LEVELS.fatal, time: Date.now(), pid: process.pid, service: options.service, msg: "fatal", err: e }) + "\n");
+    process.exit(1);
+  }
+}
+
+async function serve(options: RunServiceOptions): Promise<void> {
   const program = options.program ?? "node dist/server.js";
   const config = loadServiceConfig(options.argv ?? process.argv.slice(2), options.env ?? process.env, program, {}, options.description);
   const base = options.version === undefined ? { service: options.service } : { service: options.service, version: options.version };

@@ -44,7 +44,12 @@ export class ApiError extends Error {
   readonly headers: Record<string, string> | undefined;
 
   constructor(status: number, type: ErrorType | (string & {}), message: string, options: ApiErrorOptions = {}) {
+    // A client error is control flow, not a bug: skip capturing a stack trace, which cost
+    // several microseconds per 404/422 in profiles. Server errors keep theirs for the log.
+    const stackLimit = Error.stackTraceLimit;
+    if (status < 500) Error.stackTraceLimit = 0;
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    Error.stackTraceLimit = stackLimit;
     this.name = "ApiError";
     this.status = status;
     this.type = type;

@@ -9,7 +9,7 @@
 // whose backpressure (`write()` returning false, then "drain") is respected. On a descriptor,
 // writes are cut at line boundaries into chunks of at most `atomicBytes` (PIPE_BUF, 4096), so
 // lines from several processes sharing one pipe (cluster workers) never interleave mid-line.
-import { write as fsWrite, writeSync } from "node:fs";
+import { fstatSync, write as fsWrite, writeSync } from "node:fs";
 import type { Writable } from "node:stream";
 
 export interface LogDestination {
@@ -38,7 +38,6 @@ export interface LogDestinationOptions {
   dropNotice?: (dropped: number) => string;
 }
 
-const NEWLINE = 10;
 const EAGAIN_RETRY_MS = 10;
 
 function defaultDropNotice(dropped: number): string {
@@ -173,18 +172,28 @@ abstract class BufferedDestination implements LogDestination {
 
 class FdDestination extends BufferedDestination {
   private readonly fd: number;
-  private readonly atomicBytes: number;
-  private buf: Buffer = Buffer.alloc(0);
-  private offset = 0;
-  private bufLines = 0;
+  /** Longest piece per write: atomicBytes on pipes and sockets, unlimited on files. */
+  private readonly pieceLimit: number;
+  /** What is left of the chunk being written, and the piece in flight. */
+  private rest = "";
+  private piece = "";
+  /** Set only after a partial write: the unwritten bytes of `piece`. */
+  private tail: Buffer | null = null;
   private failed = false;
   private readonly onWritten = (err: NodeJS.ErrnoException | null, written: number): void => this.afterWrite(err, written);
-  private readonly retry = (): void => this.writePiece();
+  private readonly retry = (): void => this.writeCurrent();
 
   constructor(fd: number, options: LogDestinationOptions) {
     super(options);
     this.fd = fd;
-    this.atomicBytes = Math.max(512, options.atomicBytes ?? 4096);
+    let shared = true;
+    try {
+      const st = fstatSync(fd);
+      shared = st.isFIFO() || st.isSocket();
+    } catch {
+      // a bad descriptor: writes will fail and be counted
+    }
+    this.pieceLimit = shared ? Math.max(512, options.atomicBytes ?? 4096) : Infinity;
   }
 
   protected startWrite(chunk: string, lines: number): void {
@@ -193,21 +202,35 @@ class FdDestination extends BufferedDestination {
       this.writeDone();
       return;
     }
-    this.buf = Buffer.from(chunk, "utf8");
-    this.offset = 0;
-    this.bufLines = lines;
-    this.writePiece();
+    this.rest = chunk;
+    this.nextPiece();
   }
 
-  /** Write the next piece: up to atomicBytes, ending at a newline when the line fits. */
-  private writePiece(): void {
-    const buf = this.buf;
-    let end = buf.length;
-    if (end - this.offset > this.atomicBytes) {
-      const cut = buf.lastIndexOf(NEWLINE, this.offset + this.atomicBytes - 1);
-      end = cut >= this.offset ? cut + 1 : buf.indexOf(NEWLINE, this.offset) + 1 || buf.length;
+  /** Cut the next piece at a line end within pieceLimit (a longer line goes alone), and write it. */
+  private nextPiece(): void {
+    const rest = this.rest;
+    let end = rest.length;
+    if (end > this.pieceLimit) {
+      const cut = rest.lastIndexOf("\n", this.pieceLimit - 1);
+      end = cut >= 0 ? cut + 1 : rest.indexOf("\n") + 1 || rest.length;
+      // multi-byte characters can push a piece over the limit in bytes: halve until it fits
+      while (end > 1 && Buffer.byteLength(rest.slice(0, end)) > this.pieceLimit) {
+        const shorter = rest.lastIndexOf("\n", (end >> 1) - 1);
+        if (shorter < 0) break;
+        end = shorter + 1;
+      }
     }
-    fsWrite(this.fd, buf, this.offset, end - this.offset, null, this.onWritten);
+    this.piece = end === rest.length ? rest : rest.slice(0, end);
+    this.rest = end === rest.length ? "" : rest.slice(end);
+    this.tail = null;
+    this.writeCurrent();
+  }
+
+  // Strings are written as strings: converting them to Buffers here would allocate external
+  // memory on every flush and make the garbage collector run far more often.
+  private writeCurrent(): void {
+    if (this.tail === null) fsWrite(this.fd, this.piece, null, "utf8", this.onWritten);
+    else fsWrite(this.fd, this.tail, 0, this.tail.length, null, this.onWritten);
   }
 
   private afterWrite(err: NodeJS.ErrnoException | null, written: number): void {
@@ -218,18 +241,25 @@ class FdDestination extends BufferedDestination {
       }
       // EPIPE, EBADF...: the sink is gone; count what is lost from now on.
       this.failed = true;
-      this.countDropped(countLines(this.buf.toString("latin1", this.offset)));
-      this.buf = Buffer.alloc(0);
+      this.countDropped(countLines(this.piece) + countLines(this.rest));
+      this.piece = this.rest = "";
+      this.tail = null;
       this.writeDone();
       return;
     }
-    this.offset += written;
-    if (this.offset < this.buf.length) {
-      this.writePiece();
+    const size = this.tail === null ? Buffer.byteLength(this.piece) : this.tail.length;
+    if (written < size) {
+      // a partial write (rare): continue with the bytes left
+      this.tail = (this.tail ?? Buffer.from(this.piece, "utf8")).subarray(written);
+      this.writeCurrent();
       return;
     }
-    this.buf = Buffer.alloc(0);
-    this.bufLines = 0;
+    if (this.rest !== "") {
+      this.nextPiece();
+      return;
+    }
+    this.piece = "";
+    this.tail = null;
     this.writeDone();
   }
 

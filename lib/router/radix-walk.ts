@@ -74,8 +74,8 @@ export function walkRadix<T>(
   // 2. parameter: one non-empty segment
   const param = node.param;
   if (param !== null) {
-    let end = pos;
-    while (end < length && path.charCodeAt(end) !== 0x2f) end++;
+    let end = path.indexOf("/", pos); // memchr: cheaper than a charCodeAt loop past a few chars
+    if (end === -1) end = length;
     if (end > pos) {
       if (end - pos <= state.maxParamLength) {
         state.offsets[depth * 2] = pos;

@@ -37,6 +37,9 @@ export interface RouterRouteInfo<T> {
 
 export const DEFAULT_MAX_PARAM_LENGTH = 100;
 
+/** "No limit", kept a small integer (not Infinity) so the walk state's field stays a Smi. */
+const UNLIMITED_PARAM_LENGTH = 0x3fffffff;
+
 /** Shared by every static match: nothing to read, nothing to write. */
 const EMPTY_PARAMS: Record<string, string> = Object.freeze(Object.create(null) as Record<string, string>);
 
@@ -56,19 +59,21 @@ interface MethodTable<T> {
 
 export class Router<T> {
   readonly #tables = new Map<string, MethodTable<T>>();
+  /** The GET table, also in #tables: most lookups skip the method Map. */
+  #getTable: MethodTable<T> | undefined = undefined;
   /** Shape → first route of that shape, any method: one parameter name per position. */
   readonly #shapeNames = new Map<string, RouteRecord<T>>();
   readonly #records: Array<RouteRecord<T>> = [];
   readonly #state: RadixWalkState;
   /** Walk state without a length limit: allowedMethods and the too-long diagnosis. */
-  readonly #unlimited = new RadixWalkState(Number.POSITIVE_INFINITY);
+  readonly #unlimited = new RadixWalkState(UNLIMITED_PARAM_LENGTH);
 
   constructor(options?: RouterOptions) {
     const max = options?.maxParamLength ?? DEFAULT_MAX_PARAM_LENGTH;
     if (!Number.isInteger(max) || max < 1) {
       throw new RouteError(`maxParamLength must be a positive integer, got ${String(max)}`);
     }
-    this.#state = new RadixWalkState(max);
+    this.#state = new RadixWalkState(Math.min(max, UNLIMITED_PARAM_LENGTH));
   }
 
   /** Registers a route. Throws RouteError for a malformed path or method, or a conflict. */
@@ -95,6 +100,7 @@ export class Router<T> {
     if (table === undefined) {
       table = { statics: new Map(), root: null, shapes: new Map() };
       this.#tables.set(method, table);
+      if (method === "GET") this.#getTable = table;
     }
     if (parsed.paramNames.length === 0) {
       const match: RouteMatch<T> = Object.freeze({ value, params: EMPTY_PARAMS, pattern: parsed.pattern });
@@ -126,7 +132,7 @@ export class Router<T> {
    * or when the only reason for no match is a parameter longer than maxParamLength.
    */
   find(method: string, path: string): RouteMatch<T> | null {
-    const table = this.#tables.get(method);
+    const table = method === "GET" ? this.#getTable : this.#tables.get(method);
     if (table === undefined) return null;
     const hit = table.statics.get(path);
     if (hit !== undefined) return hit;
@@ -188,10 +194,11 @@ function describe(record: RouteRecord<unknown>, path: string): string {
 function buildMatch<T>(leaf: RouteLeaf<T>, path: string, offsets: Int32Array): RouteMatch<T> {
   const names = leaf.paramNames;
   const params = Object.create(null) as Record<string, string>;
+  const encoded = path.indexOf("%") !== -1; // one scan for the whole path, not one per value
   for (let i = 0; i < names.length; i++) {
     const name = names[i] as string;
     const raw = path.slice(offsets[i * 2], offsets[i * 2 + 1]);
-    params[name] = raw.indexOf("%") === -1 ? raw : decodeParam(raw, name);
+    params[name] = encoded && raw.indexOf("%") !== -1 ? decodeParam(raw, name) : raw;
   }
   return { value: leaf.value, params, pattern: leaf.pattern };
 }

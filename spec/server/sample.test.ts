@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { ListeningServer } from "../../lib/index.js";
 import { signJwt } from "../../lib/index.js";
-import { createSampleApp, DEV_JWT_SECRET } from "../../lib/server.js";
+import { createSampleApp, createSampleJobQueue, DEV_JWT_SECRET } from "../../lib/server.js";
 import { captureLogger } from "../support/capture-logger.js";
 import { ERROR_ID, send } from "../support/http.js";
 
@@ -14,7 +14,8 @@ describe("sample service", () => {
   let prod: ListeningServer;
   const prodLogger = captureLogger(50);
   before(async () => {
-    server = await createSampleApp({ logger: captureLogger(100), env: "development" }).listen({ port: 0 });
+    const jobs = createSampleJobQueue({ backoff: { baseMs: 1, factor: 1, maxMs: 1 } });
+    server = await createSampleApp({ logger: captureLogger(100), env: "development", jobs }).listen({ port: 0 });
     prod = await createSampleApp({ logger: prodLogger, env: "production", jwtSecret: "a-production-secret-of-at-least-32-bytes!!" }).listen({ port: 0 });
   });
   after(async () => {
@@ -195,6 +196,34 @@ describe("sample service", () => {
     assert.equal(r.headers["x-frame-options"], "DENY");
     const docs = await get("/docs");
     assert.match(String(docs.headers["content-security-policy"]), /script-src 'sha256-/, "the docs page keeps its own CSP");
+  });
+
+  it("POST /api/v1/reports: 202 with a job id and Location; the job runs; a failing one ends in the dead letters", async () => {
+    const postReport = (body: unknown) => send(server.url + "/api/v1/reports", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const waitFor = async (location: string, state: string) => {
+      for (let i = 0; i < 100; i++) {
+        const job = JSON.parse((await get(location)).body) as { state: string; attempts: number; last_error: string | null };
+        if (job.state === state) return job;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error(`job ${location} never reached ${state}`);
+    };
+    const ok = await postReport({ kind: "usage", month: "2026-10" });
+    assert.equal(ok.status, 202);
+    const accepted = JSON.parse(ok.body) as { id: string; status_url: string };
+    assert.match(accepted.id, /^job_[0-9a-f]{32}$/);
+    assert.equal(ok.headers["location"], `/api/v1/jobs/${accepted.id}`);
+    const done = await waitFor(String(ok.headers["location"]), "succeeded");
+    assert.equal(done.attempts, 1);
+
+    const failing = await postReport({ kind: "billing", month: "2026-09", fail: true });
+    assert.equal(failing.status, 202);
+    const dead = await waitFor(String(failing.headers["location"]), "dead");
+    assert.equal(dead.attempts, 3);
+    assert.match(String(dead.last_error), /refused the query/);
+
+    assert.equal((await postReport({ kind: "usage", month: "2026-13" })).status, 422);
+    assert.equal((await get("/api/v1/jobs/job_00000000000000000000000000000000")).status, 404);
   });
 
   it("unknown paths are 404 in the uniform body", async () => {

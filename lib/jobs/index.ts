@@ -1,0 +1,23 @@
+// Public surface of the background job queue.
+export { JobQueue, DEFAULT_JOB_CONCURRENCY, DEFAULT_JOB_MAX_ATTEMPTS, DEFAULT_JOB_TIMEOUT_MS, DEFAULT_DRAIN_MS } from "./queue.js";
+export type {
+  EnqueueOptions,
+  JobDrainResult,
+  JobQueueHealth,
+  JobQueueHealthOptions,
+  JobQueueOptions,
+  JobQueuePhase,
+  JobQueueStats,
+  JobQueueTotals,
+} from "./queue-types.js";
+export { defineJob, MAX_JOB_ATTEMPTS, type AnyJobType, type JobDefinition, type JobHandler, type JobType } from "./job-type.js";
+export { JOB_STATES, type JobCounts, type JobErrorEntry, type JobInfo, type JobRecord, type JobState } from "./job-record.js";
+export type { JobStore } from "./job-store.js";
+export { MemoryJobStore, type MemoryJobStoreOptions } from "./memory-store.js";
+export { FileJobStore, DEFAULT_COMPACT_BYTES, type FileJobStoreOptions, type FsyncPolicy, type JournalRecovery } from "./file-store.js";
+export { DEFAULT_KEEP_SUCCEEDED } from "./job-table.js";
+export { DEFAULT_JOB_BACKOFF, jobBackoffCeiling, jobBackoffDelay, type JobBackoffPolicy } from "./backoff.js";
+export { systemJobClock, type JobClock } from "./clock.js";
+export { ManualJobClock } from "./manual-clock.js";
+export { JobTimeoutError, JobDrainError } from "./job-errors.js";
+export { JobThreadError, type JobThreadPoolOptions, type JobThreadTarget } from "./thread-pool.js";

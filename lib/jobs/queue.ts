@@ -1,0 +1,404 @@
+// The background job queue: `concurrency` async workers pulling due jobs from a store, retries
+// with exponential backoff and full jitter, a dead-letter queue, per-attempt timeouts, optional
+// worker threads, and a graceful drain for shutdown. Delivery is at least once: a job leaves the
+// store only after its handler finished, so a crash makes it run again (with a durable store).
+import { randomUUID } from "node:crypto";
+import { ApiError } from "../core/errors.js";
+import { createJsonLogger, LOG_LEVELS, type Logger } from "../core/logger.js";
+import { jobBackoffDelay, resolveJobBackoff, type JobBackoffPolicy } from "./backoff.js";
+import { systemJobClock, type JobClock } from "./clock.js";
+import { JobDrainError, JobTimeoutError } from "./job-errors.js";
+import { describeJobError, toJobInfo, type JobInfo, type JobRecord } from "./job-record.js";
+import type { JobStore } from "./job-store.js";
+import { checkMaxAttempts, checkTimeout, type AnyJobType, type JobType } from "./job-type.js";
+import { MemoryJobStore } from "./memory-store.js";
+import { assessQueueHealth, enqueueKey, enqueueRunAt } from "./queue-checks.js";
+import type {
+  EnqueueOptions,
+  JobDrainResult,
+  JobQueueHealth,
+  JobQueueHealthOptions,
+  JobQueueOptions,
+  JobQueuePhase,
+  JobQueueStats,
+  JobQueueTotals,
+} from "./queue-types.js";
+import { JobThreadPool, type JobThreadPoolOptions } from "./thread-pool.js";
+
+export const DEFAULT_JOB_CONCURRENCY = 4;
+export const DEFAULT_JOB_MAX_ATTEMPTS = 5;
+export const DEFAULT_JOB_TIMEOUT_MS = 30_000;
+export const DEFAULT_DRAIN_MS = 10_000;
+/** After a store error while looking for work, try again this much later. */
+const STORE_RETRY_MS = 1000;
+const MAX_LIST = 1000;
+
+interface ActiveRun {
+  readonly record: JobRecord;
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  readonly controller: AbortController;
+  timer: unknown;
+  settled: boolean;
+}
+
+function newJobId(): string {
+  return "job_" + randomUUID().replace(/-/g, "");
+}
+
+export class JobQueue {
+  private readonly store: JobStore;
+  private readonly concurrency: number;
+  private readonly maxAttempts: number;
+  private readonly timeoutMs: number;
+  private readonly backoff: JobBackoffPolicy;
+  private readonly clock: JobClock;
+  private readonly random: () => number;
+  private readonly logger: Logger;
+  private readonly pollIntervalMs: number;
+  private readonly threadOptions: JobThreadPoolOptions;
+  private readonly types = new Map<string, AnyJobType>();
+  private readonly policies = new Map<string, JobBackoffPolicy>();
+  private readonly active = new Map<string, ActiveRun>();
+  private readonly idleWaiters = new Set<() => void>();
+  private readonly totals: JobQueueTotals = {
+    enqueued: 0, deduplicated: 0, started: 0, succeeded: 0, failed: 0, retried: 0, deadLettered: 0, timedOut: 0, deadRetried: 0, released: 0,
+  };
+  private phase: JobQueuePhase = "idle";
+  private opening: Promise<void> | null = null;
+  private pool: JobThreadPool | null = null;
+  private pumping: Promise<void> | null = null;
+  private pumpAgain = false;
+  private wakeTimer: unknown = null;
+  private wakeAt = Infinity;
+  private draining: Promise<JobDrainResult> | null = null;
+  private finishedWhileDraining = 0;
+
+  constructor(options: JobQueueOptions = {}) {
+    this.store = options.store ?? new MemoryJobStore();
+    this.concurrency = options.concurrency ?? DEFAULT_JOB_CONCURRENCY;
+    if (!(Number.isInteger(this.concurrency) && this.concurrency >= 1 && this.concurrency <= 10_000)) throw new RangeError("job queue: concurrency must be an integer from 1 to 10000");
+    this.maxAttempts = checkMaxAttempts(options.maxAttempts ?? DEFAULT_JOB_MAX_ATTEMPTS, "job queue");
+    this.timeoutMs = checkTimeout(options.timeoutMs ?? DEFAULT_JOB_TIMEOUT_MS, "job queue");
+    this.backoff = resolveJobBackoff(options.backoff);
+    this.clock = options.clock ?? systemJobClock;
+    this.random = options.random ?? Math.random;
+    this.logger = options.logger ?? createJsonLogger();
+    this.pollIntervalMs = options.pollIntervalMs ?? 0;
+    if (!(this.pollIntervalMs >= 0)) throw new RangeError("job queue: pollIntervalMs must be >= 0");
+    this.threadOptions = options.threads ?? {};
+    for (const job of options.jobs ?? []) this.register(job);
+  }
+
+  /** Register job types. A name can belong to one type only. */
+  register(...jobs: AnyJobType[]): this {
+    for (const job of jobs) {
+      const existing = this.types.get(job.name);
+      if (existing === job) continue;
+      if (existing !== undefined) throw new TypeError(`job queue: another job type is already registered as ${JSON.stringify(job.name)}`);
+      this.policies.set(job.name, resolveJobBackoff(job.backoff, this.backoff));
+      this.types.set(job.name, job);
+    }
+    return this;
+  }
+
+  /** Open the store (recovering after a crash) and start the workers. */
+  async start(): Promise<this> {
+    if (this.phase === "draining" || this.phase === "stopped") throw new Error("job queue: cannot start after drain");
+    await this.open();
+    if (this.phase === "idle") {
+      this.phase = "running";
+      this.pump();
+    }
+    return this;
+  }
+
+  /**
+   * Add a job; resolves to its id once the store has it. The payload is checked against the job
+   * type's schema first: a bad payload rejects with ApiError 422 (validation_error) and is not stored.
+   * Rejects with ApiError 503 once the queue is draining.
+   */
+  async enqueue<P>(job: JobType<P>, payload: NoInfer<P>, options: EnqueueOptions = {}): Promise<string> {
+    this.refuseWhenStopping();
+    if (this.types.get(job.name) !== (job as unknown)) throw new TypeError(`job queue: job type ${JSON.stringify(job.name)} is not registered with this queue`);
+    const fields = job.validate(payload);
+    if (fields !== null) throw ApiError.validation(fields, `Invalid payload for job ${job.name}`);
+    let copy: unknown;
+    try {
+      const json = JSON.stringify(payload);
+      copy = json === undefined ? null : JSON.parse(json);
+    } catch (err) {
+      throw new TypeError(`job ${job.name}: the payload is not JSON-serializable (${describeJobError(err)})`);
+    }
+    const now = this.clock.now();
+    const runAt = enqueueRunAt(options, now);
+    const maxAttempts = checkMaxAttempts(options.maxAttempts ?? job.maxAttempts ?? this.maxAttempts, `job ${job.name}`);
+    const key = enqueueKey(options, job.name);
+    await this.open();
+    this.refuseWhenStopping();
+    const record: JobRecord = { id: newJobId(), type: job.name, payload: copy, state: "pending", attempts: 0, maxAttempts, runAt, createdAt: now, updatedAt: now, key, errors: [] };
+    const result = await this.store.add(record);
+    if (result.created) this.totals.enqueued++;
+    else this.totals.deduplicated++;
+    this.pump();
+    return result.id;
+  }
+
+  /**
+   * Stop taking jobs, let running ones finish until `deadlineMs` (default 10000) has passed, then
+   * abort the rest (signal reason JobDrainError) and put them back to pending; close the store.
+   * Pending jobs stay in the store. Safe to call more than once (same result).
+   */
+  drain(deadlineMs: number = DEFAULT_DRAIN_MS): Promise<JobDrainResult> {
+    if (this.draining !== null) return this.draining;
+    this.phase = "draining";
+    this.clearWake();
+    this.draining = this.finishDrain(Math.max(0, deadlineMs));
+    return this.draining;
+  }
+
+  // --- inspection --------------------------------------------------------------------------------
+
+  async getJob(id: string): Promise<JobInfo | undefined> {
+    if (typeof id !== "string") return undefined;
+    await this.open();
+    const record = await this.store.get(id);
+    return record === undefined ? undefined : toJobInfo(record);
+  }
+
+  async stats(): Promise<JobQueueStats> {
+    await this.open();
+    return { phase: this.phase, concurrency: this.concurrency, active: this.active.size, counts: await this.store.counts(), totals: { ...this.totals } };
+  }
+
+  /** Queue health: fail when the store stopped accepting writes or the queue is not running; degraded over the given limits. */
+  async health(options: JobQueueHealthOptions = {}): Promise<JobQueueHealth> {
+    await this.open();
+    return assessQueueHealth(await this.store.counts(), this.phase, this.store.failure ?? null, options);
+  }
+
+  /** A health check for the probes' HealthChecks registry (`checks.add("jobs", queue.healthCheck())`). */
+  healthCheck(options: JobQueueHealthOptions = {}): (signal?: AbortSignal) => Promise<JobQueueHealth> {
+    return () => this.health(options);
+  }
+
+  // --- dead-letter queue -------------------------------------------------------------------------
+
+  /** Dead jobs, oldest first, with their error history. */
+  async listDead(limit = 100): Promise<JobInfo[]> {
+    await this.open();
+    const records = await this.store.list("dead", Math.min(Math.max(0, Math.floor(limit)), MAX_LIST));
+    return records.map(toJobInfo);
+  }
+
+  async getDead(id: string): Promise<JobInfo | undefined> {
+    const info = await this.getJob(id);
+    return info?.state === "dead" ? info : undefined;
+  }
+
+  /** Move a dead job back to pending with its attempts reset; false when no such dead job. */
+  async retryDead(id: string): Promise<boolean> {
+    this.refuseWhenStopping();
+    await this.open();
+    const ok = typeof id === "string" && (await this.store.retryDead(id, this.clock.now()));
+    if (ok) {
+      this.totals.deadRetried++;
+      this.pump();
+    }
+    return ok;
+  }
+
+  async deleteDead(id: string): Promise<boolean> {
+    await this.open();
+    return typeof id === "string" && this.store.deleteDead(id);
+  }
+
+  // --- workers -----------------------------------------------------------------------------------
+
+  private open(): Promise<void> {
+    return (this.opening ??= this.store.open(this.clock.now()));
+  }
+
+  private refuseWhenStopping(): void {
+    if (this.phase === "draining" || this.phase === "stopped") throw ApiError.serviceUnavailable("The job queue is shutting down");
+  }
+
+  /** Look for work; coalesces calls made while a look is in progress. */
+  private pump(): void {
+    if (this.phase !== "running") return;
+    if (this.pumping !== null) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = this.pumpLoop().finally(() => {
+      this.pumping = null;
+      // A job may have finished after the loop's last look and before this point.
+      if (this.pumpAgain) this.pump();
+    });
+  }
+
+  private async pumpLoop(): Promise<void> {
+    try {
+      do {
+        this.pumpAgain = false;
+        if (this.phase !== "running") return;
+        const free = this.concurrency - this.active.size;
+        if (free <= 0) return; // a finishing job pumps again
+        const now = this.clock.now();
+        const jobs = await this.store.claim(now, free);
+        for (const record of jobs) this.execute(record);
+        if (jobs.length < free) {
+          const next = await this.store.nextRunAt();
+          let at = next ?? Infinity;
+          if (this.pollIntervalMs > 0) at = Math.min(at, now + this.pollIntervalMs);
+          if (at !== Infinity) this.armWake(at);
+        } else this.pumpAgain = true;
+      } while (this.pumpAgain);
+    } catch (err) {
+      this.pumpAgain = false; // retry on the timer below, not in a tight loop
+      this.log(LOG_LEVELS.error, "job queue: cannot read the job store", { error: describeJobError(err) });
+      this.armWake(this.clock.now() + STORE_RETRY_MS);
+    }
+  }
+
+  private armWake(at: number): void {
+    if (this.phase !== "running") return;
+    if (this.wakeTimer !== null && this.wakeAt <= at) return;
+    this.clearWake();
+    this.wakeAt = at;
+    this.wakeTimer = this.clock.setTimer(() => {
+      this.wakeTimer = null;
+      this.wakeAt = Infinity;
+      this.pump();
+    }, Math.max(0, at - this.clock.now()));
+  }
+
+  private clearWake(): void {
+    if (this.wakeTimer !== null) this.clock.clearTimer(this.wakeTimer);
+    this.wakeTimer = null;
+    this.wakeAt = Infinity;
+  }
+
+  private execute(record: JobRecord): void {
+    const run: ActiveRun = { record, attempt: record.attempts, maxAttempts: record.maxAttempts, controller: new AbortController(), timer: null, settled: false };
+    this.active.set(record.id, run);
+    this.totals.started++;
+    const type = this.types.get(record.type);
+    if (type === undefined) {
+      this.settle(run, true, new Error(`no job type ${JSON.stringify(record.type)} is registered with this queue`));
+      return;
+    }
+    const timeoutMs = type.timeoutMs ?? this.timeoutMs;
+    run.timer = this.clock.setTimer(() => this.timeout(run, timeoutMs), timeoutMs);
+    let outcome: Promise<unknown>;
+    try {
+      const signal = run.controller.signal;
+      outcome = type.thread !== null ? this.threadPool().run(type.thread, record.payload, signal) : Promise.resolve(type.handler!(record.payload as never, signal));
+    } catch (err) {
+      outcome = Promise.reject(err);
+    }
+    outcome.then(
+      () => this.settle(run, false, null),
+      (err: unknown) => this.settle(run, true, err),
+    );
+  }
+
+  private threadPool(): JobThreadPool {
+    return (this.pool ??= new JobThreadPool(this.threadOptions));
+  }
+
+  private timeout(run: ActiveRun, timeoutMs: number): void {
+    if (run.settled) return;
+    run.timer = null;
+    const err = new JobTimeoutError(timeoutMs);
+    this.totals.timedOut++;
+    run.controller.abort(err);
+    this.settle(run, true, err);
+  }
+
+  private settle(run: ActiveRun, failed: boolean, error: unknown): void {
+    if (run.settled) return;
+    run.settled = true;
+    if (run.timer !== null) this.clock.clearTimer(run.timer);
+    const id = run.record.id;
+    this.active.delete(id);
+    if (this.phase === "draining") this.finishedWhileDraining++;
+    const now = this.clock.now();
+    if (!failed) {
+      this.totals.succeeded++;
+      this.track(this.store.complete(id, now));
+    } else this.recordFailure(run, error, now);
+    if (this.active.size === 0) for (const wake of [...this.idleWaiters]) wake();
+    this.pump();
+  }
+
+  /** One log line per failure; then retry with backoff, or the dead-letter queue after the last attempt. */
+  private recordFailure(run: ActiveRun, error: unknown, now: number): void {
+    this.totals.failed++;
+    const message = describeJobError(error);
+    const { id, type } = run.record;
+    const fields: Record<string, unknown> = { job_id: id, job_type: type, attempt: run.attempt, max_attempts: run.maxAttempts, error: message };
+    if (run.attempt >= run.maxAttempts) {
+      this.totals.deadLettered++;
+      this.track(this.store.fail(id, now, message, null));
+      fields["dead_letter"] = true;
+      this.log(LOG_LEVELS.error, "job failed; moved to the dead-letter queue", fields);
+      return;
+    }
+    const delay = jobBackoffDelay(run.attempt, this.policies.get(type) ?? this.backoff, this.random);
+    this.totals.retried++;
+    this.track(this.store.fail(id, now, message, now + delay));
+    fields["retry_in_ms"] = delay;
+    this.log(LOG_LEVELS.warn, "job failed; will retry", fields);
+    this.armWake(now + delay);
+  }
+
+  private async finishDrain(deadlineMs: number): Promise<JobDrainResult> {
+    if (this.opening !== null) await this.opening.catch(() => undefined);
+    if (this.pumping !== null) await this.pumping;
+    if (this.active.size > 0) await this.waitIdle(deadlineMs);
+    const now = this.clock.now();
+    let released = 0;
+    for (const run of [...this.active.values()]) {
+      run.settled = true;
+      if (run.timer !== null) this.clock.clearTimer(run.timer);
+      this.active.delete(run.record.id);
+      run.controller.abort(new JobDrainError());
+      await this.store.release(run.record.id, now).catch((err: unknown) => this.storeWriteFailed(err));
+      released++;
+    }
+    this.totals.released += released;
+    if (this.pool !== null) await this.pool.close();
+    let pending = 0;
+    if (this.opening !== null) {
+      pending = (await this.store.counts().catch(() => ({ pending: 0 }))).pending;
+      await this.store.close().catch((err: unknown) => this.storeWriteFailed(err));
+    }
+    this.phase = "stopped";
+    return { finished: this.finishedWhileDraining, released, pending };
+  }
+
+  private waitIdle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        this.idleWaiters.delete(done);
+        this.clock.clearTimer(timer);
+        resolve();
+      };
+      const timer = this.clock.setTimer(done, ms);
+      this.idleWaiters.add(done);
+    });
+  }
+
+  private track(write: Promise<unknown>): void {
+    write.catch((err: unknown) => this.storeWriteFailed(err));
+  }
+
+  private storeWriteFailed(err: unknown): void {
+    this.log(LOG_LEVELS.error, "job queue: job store write failed", { error: describeJobError(err) });
+  }
+
+  private log(level: number, msg: string, fields: Record<string, unknown>): void {
+    if (level >= this.logger.level) this.logger.log(level, msg, fields);
+  }
+}
