@@ -1,0 +1,68 @@
+// The HTTP scenarios of the benchmark (issue 4). Every server in bench/servers answers all of
+// them; request bodies mirror VALID_USER / INVALID_USER in bench/servers/route-table.ts (the
+// pre-flight check in http-matrix.mjs fails loudly if a server answers another status).
+
+const JSON_HEADERS = { "content-type": "application/json" };
+
+/**
+ * @typedef {{ id: string, number: number, title: string, method: string, path: string,
+ *   headers?: Record<string, string>, body?: string, expectStatus: number, stack?: boolean,
+ *   quick: boolean }} Scenario
+ */
+
+/** @type {Scenario[]} */
+export const SCENARIOS = [
+  { id: "hello", number: 1, title: "GET /hello → small JSON object", method: "GET", path: "/hello", expectStatus: 200, quick: true },
+  {
+    id: "param",
+    number: 2,
+    title: "GET /users/{id} with 55 other static and parameter routes registered",
+    method: "GET",
+    path: "/users/42",
+    expectStatus: 200,
+    quick: true,
+  },
+  {
+    id: "post",
+    number: 3,
+    title: "POST /users, JSON body validated (email format, password ≥ 8) → 201 JSON",
+    method: "POST",
+    path: "/users",
+    headers: JSON_HEADERS,
+    body: JSON.stringify({ email: "alice@example.com", password: "correct-horse-battery" }),
+    expectStatus: 201,
+    quick: true,
+  },
+  {
+    id: "stack",
+    number: 4,
+    title: "GET /hello behind the production stack (request id, CORS, security headers, JSON access log)",
+    method: "GET",
+    path: "/hello",
+    headers: { origin: "https://app.example.com" },
+    expectStatus: 200,
+    stack: true,
+    quick: false,
+  },
+  { id: "big", number: 5, title: "GET /big → 64 KB JSON response", method: "GET", path: "/big", expectStatus: 200, quick: true },
+  { id: "notfound", number: 5, title: "GET /does/not/exist → 404 uniform error", method: "GET", path: "/does/not/exist", expectStatus: 404, quick: true },
+  {
+    id: "invalid",
+    number: 5,
+    title: "POST /users with an invalid body → 422 uniform error (both fields reported)",
+    method: "POST",
+    path: "/users",
+    headers: JSON_HEADERS,
+    body: JSON.stringify({ email: "not-an-email", password: "short" }),
+    expectStatus: 422,
+    quick: true,
+  },
+];
+
+/** Implementations, in table order. `peer` ones need bench/.peers. */
+export const IMPLEMENTATIONS = [
+  { id: "keel", label: "keel", entry: "servers/keel.ts", peer: false },
+  { id: "raw", label: "raw node:http", entry: "servers/raw.ts", peer: false },
+  { id: "fastify", label: "Fastify 5", entry: "servers/fastify.mjs", peer: true },
+  { id: "hono", label: "Hono 4 (node-server)", entry: "servers/hono.mjs", peer: true },
+];
