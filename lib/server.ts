@@ -28,11 +28,13 @@ import {
   requireRole,
   responseCache,
   route,
+  runService,
   securityHeaders,
   timeout,
   t,
   text,
   type JobStore,
+  type Production,
   type Logger,
   type ResponseCache,
   type RouteDefinition,
@@ -294,15 +296,27 @@ export interface SampleAppOptions {
   jwtSecret?: string;
   /** The background job queue (default: an in-memory queue, started with the app). */
   jobs?: JobQueue;
+  /** The production baseline (request ids, spans, access logs, probes); registered outermost. */
+  production?: Production;
 }
 
 export function createSampleApp(options: SampleAppOptions = {}): App {
-  const logger = options.logger ?? createJsonLogger({ level: "info", write: (line) => process.stdout.write(line) });
+  const prod = options.production;
+  const logger = prod?.logger ?? options.logger ?? createJsonLogger({ level: "info", write: (line) => process.stdout.write(line) });
   const app = new App({ ...(options.env === undefined ? {} : { env: options.env }), logger });
   const jobs = options.jobs ?? createSampleJobQueue({ logger });
   void jobs.start().catch((err: unknown) => logger.log(50, "job queue failed to start", { message: String(err) }));
-  // After the HTTP drain: no new jobs, running ones get 8 s, the rest stay pending in the store.
-  app.onShutdown(() => jobs.drain(8_000));
+  if (prod !== undefined) {
+    // A queue problem degrades /health without taking the instance out of /ready.
+    prod.check("jobs", jobs.healthCheck({ maxBacklog: 10_000, maxDeadLetters: 100 }), { critical: false });
+    prod.register(app); // first: its layer (request id, span, access log) is the outermost
+  }
+  // After the HTTP drain: no new jobs, running ones get 8 s, the rest stay pending in the store;
+  // then flush the log so the drain's own lines are written.
+  app.onShutdown(async () => {
+    await jobs.drain(8_000);
+    await prod?.flush();
+  });
   // Global layers, outermost first: CORS answers preflights before anything else runs;
   // compression sits outside negotiation so TOON bodies are compressed too.
   const origins = corsOrigins();
@@ -335,38 +349,15 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
 }
 
 // --- main --------------------------------------------------------------------------------------
-
-function parsePort(raw: string | undefined): number {
-  if (raw === undefined || raw === "") return 8080;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) {
-    process.stderr.write(`PORT must be an integer between 0 and 65535, got ${JSON.stringify(raw)}\n`);
-    process.exit(2);
-  }
-  return n;
-}
-
-async function main(): Promise<void> {
-  const logger = createJsonLogger({ level: "info", write: (line) => process.stdout.write(line), base: { service: "keel-sample" } });
-  const app = createSampleApp({ logger });
-  const controller = new AbortController();
-  const stop = (signal: string) => {
-    logger.log(30, "shutting down", { signal });
-    controller.abort();
-  };
-  process.once("SIGTERM", () => stop("SIGTERM"));
-  process.once("SIGINT", () => stop("SIGINT"));
-  const server = await app.listen({ host: process.env["HOST"] || "127.0.0.1", port: parsePort(process.env["PORT"]), signal: controller.signal });
-  logger.log(30, "listening", { url: server.url });
-  await server.closed;
-  logger.log(30, "stopped");
-  process.exit(0);
-}
+// `node dist/server.js --help` lists flags and environment variables; `--workers N` runs a
+// node:cluster of N processes; SIGTERM/SIGINT drain and exit 0.
 
 const invokedDirectly = process.argv[1] !== undefined && /(?:^|[\\/])(?:server\.(?:ts|js))$/.test(process.argv[1]);
 if (invokedDirectly) {
-  main().catch((err: unknown) => {
-    process.stderr.write(JSON.stringify({ level: 60, time: Date.now(), msg: "fatal", message: String((err as Error)?.stack ?? err) }) + "\n");
-    process.exit(1);
+  void runService({
+    service: "keel-sample",
+    version: "0.1.0",
+    description: "The keel sample service: every endpoint of the spec's sample application.",
+    createApp: (config, prod) => createSampleApp({ env: config.env, production: prod }),
   });
 }

@@ -1,18 +1,31 @@
 // keel, serving the benchmark scenarios. Bundled by bench/run.mjs into bench/.peers/build/keel.mjs.
 //   node keel.mjs            scenarios 1, 2, 3, 5 (and the 404/422 error paths)
 //   node keel.mjs --stack    scenario 4: GET /hello behind the production stack
-import { App, created, json, path, route, silentLogger, t, type RouteDefinition } from "../../lib/index.js";
-import { announcePending, announceReady, exitOnSignal, wantsProductionStack } from "./common.js";
+import { App, cors, created, json, path, production, route, securityHeaders, silentLogger, t, type RouteDefinition } from "../../lib/index.js";
+import { ALLOWED_ORIGIN, announceReady, exitOnSignal, SECURITY_HEADERS, wantsProductionStack } from "./common.js";
 import { benchExtraRoutes, EXTRA_ROUTE_BODY, HELLO_BODY, makeBigPayload } from "./route-table.js";
 
 /**
- * Scenario 4 waits for keel's own layers. When production()/cors()/securityHeaders() exist, add
- * them here with the options in bench/servers/common.ts (ALLOWED_ORIGIN, SECURITY_HEADERS, a JSON
- * access log on stdout) and return the app; the harness measures it as soon as this stops
- * announcing "pending".
+ * Scenario 4: the same stack the other servers write by hand (bench/servers/common.ts): request
+ * id, span and JSON access log on stdout (production(), probes off), CORS for ALLOWED_ORIGIN,
+ * and the SECURITY_HEADERS set.
  */
-function withProductionStack(_app: App): App | string {
-  return "pending: needs production()/cors()/securityHeaders() layers";
+function withProductionStack(app: App): App {
+  production({ service: "bench", probes: false }).register(app);
+  app.layer(cors({ origin: ALLOWED_ORIGIN }));
+  app.layer(
+    securityHeaders({
+      referrerPolicy: SECURITY_HEADERS["referrer-policy"]!,
+      contentSecurityPolicy: SECURITY_HEADERS["content-security-policy"]!,
+      hsts: { maxAge: 31536000, includeSubDomains: true, always: true },
+      extra: {
+        "x-dns-prefetch-control": "off",
+        "x-permitted-cross-domain-policies": "none",
+        "origin-agent-cluster": "?1",
+      },
+    }),
+  );
+  return app;
 }
 
 const CreateUser = t.object({
@@ -49,9 +62,7 @@ async function main(): Promise<void> {
   exitOnSignal();
   let app = buildApp();
   if (wantsProductionStack()) {
-    const stacked = withProductionStack(app);
-    if (typeof stacked === "string") return announcePending(stacked);
-    app = stacked;
+    app = withProductionStack(app);
   }
   const server = await app.listen({ port: 0, host: "127.0.0.1" });
   announceReady(server.port);

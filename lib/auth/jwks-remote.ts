@@ -9,6 +9,7 @@ import { JwsKeyStore, parseJwkSet } from "./jwk-set.js";
 import type { SkippedJwk } from "./jwk-set.js";
 import type { JwsKey } from "./jwk-key.js";
 import { JwtError } from "./jwt-error.js";
+import { readLimitedText } from "./read-limited.js";
 
 export interface RemoteJwksOptions {
   /** Cache lifetime in ms (default 10 minutes). */
@@ -126,22 +127,8 @@ export class RemoteJwks {
   }
 }
 
-async function readLimited(response: Response, maxBytes: number): Promise<string> {
-  const declared = Number(response.headers.get("content-length") ?? "0");
-  if (declared > maxBytes) throw new Error(`JWKS response is larger than ${maxBytes} bytes`);
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw new Error(`JWKS response is larger than ${maxBytes} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+function readLimited(response: Response, maxBytes: number): Promise<string> {
+  return readLimitedText(response, maxBytes, () => {
+    throw new Error(`JWKS response is larger than ${maxBytes} bytes`);
+  });
 }

@@ -2,6 +2,7 @@
 // global fetch: bounded time and response size, no redirects followed (the request carries
 // the code, the verifier and possibly the client secret), JSON answer checked.
 import { ApiError } from "../core/errors.js";
+import { readLimitedText } from "./read-limited.js";
 
 export interface OAuth2TokenResponse {
   readonly access_token: string;
@@ -37,24 +38,10 @@ function upstream(message: string, detail: string, cause?: unknown): ApiError {
   return new ApiError(502, "bad_gateway", message, cause === undefined ? { detail } : { detail, cause });
 }
 
-async function readLimited(res: Response, maxBytes: number): Promise<string> {
-  const declared = Number(res.headers.get("content-length") ?? "0");
-  if (declared > maxBytes) throw upstream("Token endpoint answer too large", `content-length ${declared}`);
-  if (res.body === null) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw upstream("Token endpoint answer too large", `more than ${maxBytes} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+function readLimited(res: Response, maxBytes: number): Promise<string> {
+  return readLimitedText(res, maxBytes, (detail) => {
+    throw upstream("Token endpoint answer too large", detail);
+  });
 }
 
 /** The IdP's error code (RFC 6749 §5.2) if it is a plain token, for messages and logs. */

@@ -84,7 +84,7 @@ describe("createLogDestination", () => {
     assert.equal(d.dropped, 2);
   });
 
-  it("writes to a file descriptor, in pieces that end at line boundaries", async () => {
+  it("writes to a file descriptor (a line longer than atomicBytes included)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "keel-log-"));
     const file = join(dir, "out.log");
     const fd = openSync(file, "w");

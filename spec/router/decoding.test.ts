@@ -93,7 +93,9 @@ test("custom maxParamLength", () => {
   assert.match(error.message, /limit is 3/);
   const big = router({ maxParamLength: 1000 });
   assert.equal(big.find("GET", "/items/" + "x".repeat(1000))?.params["id"]?.length, 1000);
-  for (const bad of [0, -1, 1.5, Number.NaN]) {
+  const huge = router({ maxParamLength: 1e12 });
+  assert.equal(huge.find("GET", "/items/" + "x".repeat(20000))?.params["id"]?.length, 20000);
+  for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
     assert.throws(() => new Router({ maxParamLength: bad }), /maxParamLength must be a positive integer/);
   }
 });
