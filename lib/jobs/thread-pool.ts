@@ -32,9 +32,10 @@ export class JobThreadError extends Error {
   }
 }
 
-// Runs inside each thread (CommonJS, eval'd). Imports are cached per module URL.
+// Runs inside each thread, as an ES module loaded from a data: URL (so the vendored keel.js stays
+// one self-contained ESM file). Imports are cached per module URL.
 const THREAD_SOURCE = `
-const { parentPort, workerData } = require("node:worker_threads");
+import { parentPort, workerData } from "node:worker_threads";
 const ready = (async () => { for (const p of workerData.preload) await import(p); })();
 const modules = new Map();
 parentPort.on("message", async (m) => {
@@ -53,6 +54,7 @@ parentPort.on("message", async (m) => {
   }
 });
 `;
+const THREAD_URL = new URL("data:text/javascript," + encodeURIComponent(THREAD_SOURCE));
 
 interface Task {
   readonly id: number;
@@ -155,7 +157,7 @@ export class JobThreadPool {
   }
 
   private spawn(): Thread {
-    const worker = new Worker(THREAD_SOURCE, { eval: true, workerData: { preload: this.preload } });
+    const worker = new Worker(THREAD_URL, { workerData: { preload: this.preload } });
     const thread: Thread = { worker, task: null, dead: false };
     worker.on("message", (reply: ThreadReply) => {
       const task = thread.task;
