@@ -8,6 +8,7 @@ import { isPromise } from "../extract/extractor.js";
 import { DEFAULT_BODY_LIMIT } from "./body.js";
 import { composeLayers, handlerStep, type Chain } from "./chain.js";
 import { Context } from "./context.js";
+import { errorReply } from "./error-reply.js";
 import { ApiError } from "./errors.js";
 import { injectRequest, type InjectOptions, type InjectResponse } from "./inject.js";
 import { listenApp, type ListenOptions, type ListeningServer } from "./listen.js";
@@ -46,6 +47,9 @@ interface RouteEntry {
 const UNCOMPILED: Chain = () => {
   throw new Error("keel: route chain used before the app compiled");
 };
+
+/** One immutable 404 error for every unrouted request. */
+const NOT_FOUND = ApiError.notFound("Not found");
 
 export function isProductionEnv(env: string | undefined): boolean {
   const v = (env ?? "").toLowerCase();
@@ -164,7 +168,8 @@ export class App {
       throw e;
     }
     const allowed = this.router.allowedMethods(ctx.path);
-    if (allowed.length === 0) throw ApiError.notFound("Not found");
+    // The common miss: answer without a throw (cheaper under a 404 flood); the error is shared.
+    if (allowed.length === 0) return errorReply(ctx, NOT_FOUND);
     if (allowed.includes("GET") && !allowed.includes("HEAD")) allowed.push("HEAD");
     if (!allowed.includes("OPTIONS")) allowed.push("OPTIONS");
     allowed.sort();
