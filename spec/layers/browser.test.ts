@@ -4,45 +4,12 @@
 // The page writes what it observed into <pre id="result">, read back from --dump-dom.
 // Skips visibly where Chromium is not installed.
 import assert from "node:assert/strict";
-import { execFile, execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, it } from "node:test";
+import { dumpDom, findChromium } from "../support/chromium.js";
 import { App, html, json, reply, route, silentLogger, type Layer, type ListeningServer } from "../../lib/index.js";
 import { cors } from "../../lib/layers/cors.js";
 import { csrf, csrfToken } from "../../lib/layers/csrf.js";
 import { securityHeaders } from "../../lib/layers/security-headers.js";
-
-function findChromium(): string | undefined {
-  for (const name of [process.env["KEEL_CHROMIUM"], "chromium", "chromium-browser", "google-chrome"]) {
-    if (name === undefined || name === "") continue;
-    try {
-      execFileSync("sh", ["-c", `command -v "$0"`, name], { stdio: "pipe" });
-      return name;
-    } catch {
-      // try the next one
-    }
-  }
-  return undefined;
-}
-
-function dumpDom(chromium: string, url: string): Promise<string> {
-  const profile = mkdtempSync(join(tmpdir(), "keel-chromium-"));
-  const args = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    `--user-data-dir=${profile}`, "--virtual-time-budget=5000", "--dump-dom", url,
-  ];
-  return new Promise((resolve, reject) => {
-    // Asynchronous on purpose: the servers answering Chromium live in this process.
-    execFile(chromium, args, { timeout: 60_000, maxBuffer: 4 * 1024 * 1024 }, (err, stdout, stderr) => {
-      rmSync(profile, { recursive: true, force: true });
-      if (err) reject(new Error(`chromium failed: ${err.message}\n${stderr.slice(0, 2000)}`));
-      else resolve(stdout);
-    });
-  });
-}
 
 function resultOf(dom: string): Record<string, unknown> {
   const m = /<pre id="result">([^<]*)<\/pre>/.exec(dom);

@@ -2,12 +2,9 @@
 // Chromium (no npm dependency; skipped visibly where it is not installed) renders the operations of
 // the sample service from openapi.json under that CSP.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { accessSync, constants, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
 import { describe, it } from "node:test";
+import { dumpDom, findChromium } from "../support/chromium.js";
 import { Script } from "node:vm";
 import { route, silentLogger } from "../../lib/index.js";
 import { docsRoutes } from "../../lib/openapi/index.js";
@@ -75,37 +72,6 @@ describe("docs page", () => {
     assert.ok(r.body.includes("&lt;img src=x onerror=&quot;document.title=&#39;pwned&#39;&quot;&gt;"));
   });
 });
-
-function findChromium(): string | undefined {
-  const candidates = process.env["KEEL_CHROMIUM"] ? [process.env["KEEL_CHROMIUM"]] : [];
-  for (const dir of (process.env["PATH"] ?? "").split(delimiter)) {
-    for (const name of ["chromium", "chromium-browser", "google-chrome"]) if (dir !== "") candidates.push(join(dir, name));
-  }
-  for (const c of candidates) {
-    try {
-      accessSync(c, constants.X_OK);
-      return c;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
-function dumpDom(chromium: string, url: string): Promise<string> {
-  const profile = mkdtempSync(join(tmpdir(), "keel-docs-ui-"));
-  const args = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", `--user-data-dir=${profile}`, "--virtual-time-budget=5000", "--dump-dom", url,
-  ];
-  return new Promise<string>((resolve, reject) => {
-    execFile(chromium, args, { timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      rmSync(profile, { recursive: true, force: true });
-      if (error) reject(new Error(`chromium failed: ${error.message}\n${String(stderr).slice(-2000)}`));
-      else resolve(String(stdout));
-    });
-  });
-}
 
 describe("docs UI in headless Chromium", () => {
   const chromium = findChromium();
