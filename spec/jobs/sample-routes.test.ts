@@ -1,8 +1,8 @@
-// The job routes proposed for the sample service, and the queue's shutdown hook, through a real App.
+// The sample service's job routes (lib/server.ts), and the queue's shutdown hook, through a real App.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { App, silentLogger } from "../../lib/index.js";
-import { createSampleJobQueue, jobRoutes } from "./fixtures/sample-job-routes.js";
+import { createSampleJobQueue, jobRoutes } from "../../lib/server.js";
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
   const start = Date.now();
@@ -35,7 +35,7 @@ test("POST /api/v1/reports answers 202 with the job id and Location; GET /api/v1
   assert.equal(pending.status, 200);
   assert.deepEqual(
     { ...pending.json<Record<string, unknown>>(), created_at: "", updated_at: "" },
-    { id: body.id, type: "reports.build", state: "pending", attempts: 0, max_attempts: 5, last_error: null, created_at: "", updated_at: "" },
+    { id: body.id, type: "reports.build", state: "pending", attempts: 0, max_attempts: 3, last_error: null, created_at: "", updated_at: "" },
   );
 
   await queue.start();
@@ -73,7 +73,7 @@ test("queue.healthCheck() plugs into the probes' HealthChecks: backlog over the 
   await queue.start();
   const checks = new HealthChecks({ cacheMs: 0 }).add("jobs", queue.healthCheck({ maxBacklog: 1 }), { critical: false });
   assert.equal((await checks.run()).checks["jobs"]?.status, "ok");
-  const { buildReport } = await import("./fixtures/sample-job-routes.js");
+  const { buildReport } = await import("../../lib/server.js");
   await queue.enqueue(buildReport, { kind: "usage", month: "2030-01" }, { delay: 3_600_000 });
   await queue.enqueue(buildReport, { kind: "usage", month: "2030-02" }, { delay: 3_600_000 });
   const report = await checks.run();
