@@ -28,6 +28,8 @@ export class Context {
   requestId: string;
   /** A routing failure (bad path encoding, over-long parameter) for the fallback chain to answer. */
   routingError: unknown;
+  /** The request's tracing span, set by the production baseline (see lib/observability/span.ts). */
+  span: unknown;
   /** Per-request values set by layers for extractors and handlers (null-prototype, lazy). */
   private localsMap: Record<string, unknown> | null;
   /** Body size limit for this request in bytes. */
@@ -49,6 +51,7 @@ export class Context {
     this.route = null;
     this.requestId = "";
     this.routingError = undefined;
+    this.span = null;
     this.localsMap = null;
     this.bodyLimit = runtime.bodyLimit;
     this.runtime = runtime;

@@ -5,7 +5,7 @@ import { Readable, pipeline } from "node:stream";
 import type { Context } from "./context.js";
 import { errorReply } from "./error-reply.js";
 import { LOG_LEVELS } from "./logger.js";
-import { isStreamBody, Reply, toReply, type StreamBody } from "./reply.js";
+import { Reply, toReply, type StreamBody } from "./reply.js";
 
 /** True when this response must not carry a body (headers only). */
 export function isBodyless(method: string, status: number): boolean {
@@ -80,4 +80,3 @@ function sendStream(ctx: Context, res: ServerResponse, body: StreamBody): void {
   });
 }
 
-export { isStreamBody };

@@ -55,16 +55,14 @@ export class RequestSpan {
   }
 }
 
-// Stored in ctx.locals until the core grows a dedicated field.
-const SPAN_KEY = "keel.span";
-
+// Kept in the context's dedicated `span` slot (no per-request locals object needed).
 export function setRequestSpan(ctx: Context, span: RequestSpan): void {
-  ctx.locals[SPAN_KEY] = span;
+  ctx.span = span;
 }
 
 /** The request's server span, or null when no tracing layer ran. */
 export function getRequestSpan(ctx: Context): RequestSpan | null {
-  const s = ctx.locals[SPAN_KEY];
+  const s = ctx.span;
   return s instanceof RequestSpan ? s : null;
 }
 
