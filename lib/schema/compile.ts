@@ -9,6 +9,7 @@
 // applicators, unevaluated*, $dynamicRef) and as the whole engine when `new Function` is not
 // allowed or `codegen: false` is passed. Both engines pass the whole required 2020-12 suite.
 import { collectAsyncSites, runAsyncRules } from "./async-rules.js";
+import { schemaName } from "./builder.js";
 import { coercerFor } from "./coerce.js";
 import { CompileContext, isSchemaObject } from "./compile-context.js";
 import { anonymousBase, SchemaRegistry, splitRef } from "./registry.js";
@@ -76,6 +77,26 @@ function sharedValidate(state: ValidationState, dynamic: boolean, base: string, 
   };
 }
 
+/**
+ * The `t.named` schemas reachable from `schema` (itself included), by name: what a
+ * `t.ref("Name")` inside it refers to, so recursive named schemas compile without a
+ * `components` option. Cycle-safe and bounded.
+ */
+function namedSchemasWithin(schema: JsonSchema): Record<string, JsonSchema> | undefined {
+  let found: Record<string, JsonSchema> | undefined;
+  const seen = new Set<object>();
+  const stack: unknown[] = [schema];
+  while (stack.length > 0 && seen.size < 10_000) {
+    const node = stack.pop();
+    if (node === null || typeof node !== "object" || seen.has(node)) continue;
+    seen.add(node);
+    const name = schemaName(node);
+    if (name !== undefined) (found ??= Object.create(null) as Record<string, JsonSchema>)[name] ??= node as JsonSchema;
+    for (const value of Object.values(node)) if (value !== null && typeof value === "object") stack.push(value);
+  }
+  return found;
+}
+
 export function compileSchema<S extends JsonSchema>(schema: S, options: CompileOptions = {}): CompiledSchema<Static<S>> {
   const registry = new SchemaRegistry(options.registry);
   const id = isSchemaObject(schema) ? schema["$id"] : undefined;
@@ -86,7 +107,7 @@ export function compileSchema<S extends JsonSchema>(schema: S, options: CompileO
     useDefaults: options.useDefaults === true,
     codegen: options.codegen !== false,
     assertFormats: options.formats !== "annotate",
-    components: options.components,
+    components: options.components ?? namedSchemasWithin(schema),
   });
   const root = cc.compile(schema, base, true);
   const maxErrors = Math.max(1, options.maxErrors ?? DEFAULT_MAX_ERRORS);

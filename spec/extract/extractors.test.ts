@@ -19,6 +19,7 @@ import {
   t,
   text,
   type AnyExtractor,
+  type TSchema,
 } from "../../lib/index.js";
 
 const app = () => new App({ logger: silentLogger });
@@ -221,5 +222,22 @@ describe("combinators and custom extractors", () => {
     assert.throws(() => untyped("/x", [text(), json()], () => 1), /body can be read once/);
     const custom = bodyExtractor("raw", (ctx) => ctx.body());
     assert.throws(() => untyped("/x", [custom, header("a")], () => 1), /raw must be the last/);
+  });
+});
+
+describe("recursive named schemas", () => {
+  it("json() validates a tree whose schema refers to itself by name", async () => {
+    type TreeNode = { name: string; children: TreeNode[] };
+    const Node = t.named(
+      "TreeNode",
+      t.object({ name: t.string({ length: { min: 1 } }), children: t.array(t.ref<TSchema<TreeNode>>("TreeNode")) }),
+    );
+    const a = app().route(route.post("/tree", [json(Node)], (tree) => ({ root: tree.name })));
+    const post = (body: unknown) => a.inject({ method: "POST", url: "/tree", body });
+    const ok = await post({ name: "a", children: [{ name: "b", children: [{ name: "c", children: [] }] }] });
+    assert.equal(ok.status, 200);
+    const bad = await post({ name: "a", children: [{ name: "b", children: [{ name: "", children: [] }] }] });
+    assert.equal(bad.status, 422);
+    assert.equal(bad.json<ErrorBody>().error.fields?.[0]?.field, "children[0].children[0].name");
   });
 });
