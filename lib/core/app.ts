@@ -1,5 +1,5 @@
 // The App: route table, global layers, shared state, and the node:http entry point.
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { BadPathError, normalizePattern, Router } from "../router/index.js";
 import { buildOpenApiDocument } from "../openapi/document.js";
 import { docsRoutes } from "../openapi/docs-routes.js";
@@ -249,4 +249,3 @@ export class App {
   }
 }
 
-export type { Server };
