@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { STRICT_CONSUMER_OPTIONS } from "../support/strict-consumer.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const tscBin = join(root, "node_modules/typescript/bin/tsc");
@@ -26,20 +27,7 @@ interface BundlerModule {
 // A .mjs build script: loaded by URL so the strict project needs no declarations for it.
 const bundler = (await import(pathToFileURL(join(root, "scripts/bundle-dts.mjs")).href)) as BundlerModule;
 
-const STRICT = {
-  target: "ES2022",
-  module: "NodeNext",
-  moduleResolution: "NodeNext",
-  lib: ["ES2023"],
-  types: ["node"],
-  typeRoots: [join(root, "node_modules/@types")],
-  strict: true,
-  noUncheckedIndexedAccess: true,
-  exactOptionalPropertyTypes: true,
-  verbatimModuleSyntax: true,
-  isolatedModules: true,
-  skipLibCheck: false,
-};
+const STRICT = STRICT_CONSUMER_OPTIONS;
 
 const FIXTURE: Record<string, string> = {
   "index.ts": `

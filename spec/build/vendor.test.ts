@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { STRICT_CONSUMER_OPTIONS } from "../support/strict-consumer.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const tscBin = join(root, "node_modules/typescript/bin/tsc");
@@ -84,22 +85,7 @@ process.stdout.write(JSON.stringify({ itemShape, internal: typeof internal, resu
 `;
 
 const CONSUMER_TSCONFIG = {
-  compilerOptions: {
-    target: "ES2022",
-    module: "NodeNext",
-    moduleResolution: "NodeNext",
-    lib: ["ES2023"],
-    types: ["node"],
-    // The scratch folder has no node_modules: node's types come from the repo's.
-    typeRoots: [join(root, "node_modules/@types")],
-    strict: true,
-    noUncheckedIndexedAccess: true,
-    exactOptionalPropertyTypes: true,
-    verbatimModuleSyntax: true,
-    isolatedModules: true,
-    skipLibCheck: false,
-    noEmitOnError: true,
-  },
+  compilerOptions: { ...STRICT_CONSUMER_OPTIONS, noEmitOnError: true },
   files: ["main.ts"],
 };
 
