@@ -10,7 +10,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { silentLogger } from "../lib/core/logger.js";
+import { silentLogger } from "../lib/util/logger.js";
 import { t } from "../lib/schema/index.js";
 import { FileJobStore, JobQueue, MemoryJobStore, defineJob, type FsyncPolicy, type JobStore } from "../lib/jobs/index.js";
 

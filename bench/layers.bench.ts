@@ -15,13 +15,13 @@
  */
 import { performance } from "node:perf_hooks";
 import { App, reply, route, silentLogger, type Layer } from "../lib/index.js";
-import { responseCache } from "../lib/layers/cache.js";
-import { circuitBreaker } from "../lib/layers/circuit-breaker.js";
-import { compression } from "../lib/layers/compression.js";
-import { idempotency } from "../lib/layers/dedup.js";
-import { rateLimit } from "../lib/layers/rate-limit.js";
-import { retry } from "../lib/layers/retry.js";
-import { timeout } from "../lib/layers/timeout.js";
+import { responseCache } from "../lib/middleware/cache/cache.js";
+import { circuitBreaker } from "../lib/middleware/circuit-breaker/circuit-breaker.js";
+import { compression } from "../lib/middleware/compression/compression.js";
+import { idempotency } from "../lib/middleware/idempotency/idempotency.js";
+import { rateLimit } from "../lib/middleware/rate-limit/rate-limit.js";
+import { retry } from "../lib/middleware/retry/retry.js";
+import { timeout } from "../lib/middleware/timeout/timeout.js";
 
 const quick = process.argv.includes("--quick");
 const asJson = process.argv.includes("--json");

@@ -5,8 +5,8 @@
  * million characters/s of text produced/consumed, the TOON/JSON speed ratio, and estimated tokens (estimateTokens
  * and bytes/4) for compact JSON, pretty JSON and TOON.
  */
-import { decodeToon, encodeToon } from "../lib/formats/toon/index.js";
-import { estimateTokens } from "../lib/formats/tokens.js";
+import { decodeToon, encodeToon } from "../lib/toon/codec/index.js";
+import { estimateTokens } from "../lib/toon/tokens.js";
 
 const quick = process.argv.includes("--quick");
 const ROUND_MS = quick ? 60 : 250;

@@ -1,45 +1,14 @@
 // The sample service: every endpoint of SPEC "Sample application endpoints", built only from
 // keel's public API (./index.js). Run it with `npm start` (or `node dist/server.js`).
-import {
-  accepted,
-  ApiError,
-  App,
-  authUser,
-  BEARER_SECURITY_SCHEME,
-  compression,
-  cors,
-  created,
-  createJsonLogger,
-  csrf,
-  csrfToken,
-  defineJob,
-  form,
-  group,
-  header,
-  idempotency,
-  JobQueue,
-  json,
-  jwt,
-  negotiation,
-  noContent,
-  path,
-  raise,
-  rateLimit,
-  requireRole,
-  responseCache,
-  route,
-  runService,
-  securityHeaders,
-  timeout,
-  t,
-  text,
-  type JobStore,
-  type Production,
-  type Logger,
-  type ResponseCache,
-  type RouteDefinition,
-  type Static,
-} from "./index.js";
+import { accepted, ApiError, App, created, createJsonLogger, form, group, header, json, noContent, path, raise, registerErrorMapper, route, t, text, type Logger, type RouteDefinition, type Static } from "./index.js";
+import { docs } from "./openapi/index.js";
+import { negotiation } from "./toon/index.js";
+import { authUser, BEARER_SECURITY_SCHEME, jwt, requireRole } from "./auth/index.js";
+import { compression, cors, csrf, csrfToken, idempotency, rateLimit, responseCache, securityHeaders, timeout, type ResponseCache } from "./middleware/index.js";
+import { defineJob, JobQueue, type JobStore } from "./jobs/index.js";
+import { runService, type Production } from "./service/index.js";
+import { mapDatabaseError } from "./db-errors/index.js";
+import { isProductionEnv } from "./util/env.js";
 
 // --- resources -------------------------------------------------------------------------------
 
@@ -152,7 +121,7 @@ export const DEV_JWT_SECRET = "keel-dev-secret-not-for-production-0123456789";
 function jwtSecret(env: string | undefined): string {
   const fromEnv = process.env["KEEL_JWT_SECRET"];
   if (fromEnv !== undefined && fromEnv !== "") return fromEnv;
-  if ((env ?? process.env["KEEL_ENV"] ?? "").toLowerCase().startsWith("prod")) {
+  if (isProductionEnv(env ?? process.env["KEEL_ENV"])) {
     throw new Error("KEEL_JWT_SECRET must be set in production (at least 32 bytes)");
   }
   return DEV_JWT_SECRET;
@@ -301,6 +270,8 @@ export interface SampleAppOptions {
 }
 
 export function createSampleApp(options: SampleAppOptions = {}): App {
+  // Database driver errors thrown by handlers become the uniform 409/400/404/503 (SPEC Errors rule 5).
+  registerErrorMapper(mapDatabaseError);
   const prod = options.production;
   const logger = prod?.logger ?? options.logger ?? createJsonLogger({ level: "info", write: (line) => process.stdout.write(line) });
   const app = new App({ ...(options.env === undefined ? {} : { env: options.env }), logger });
@@ -340,12 +311,12 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
     .layer(negotiation())
     .routes(hello, getUser, createUser, listProjects, echoText)
     .routes(apiV1)
-    .docs("/docs", {
+    .register(docs("/docs", {
       securitySchemes: { bearerAuth: BEARER_SECURITY_SCHEME },
       title: "keel sample service",
       version: "0.1.0",
       description: "The sample service of the keel framework: every endpoint of the spec's sample application.",
-    });
+    }));
 }
 
 // --- main --------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 // Options: --secret (or env KEEL_JWT_SECRET), --sub (required), --role (becomes the "role"
 // claim), --ttl seconds (default 3600), --iss, --aud.
 import { parseArgs } from "node:util";
-import { JwtError, signJwt } from "../lib/auth/jwt.js";
+import { JwtError, signJwt } from "../lib/jose/index.js";
 
 function fail(message: string): never {
   process.stderr.write(`mint-token: ${message}\n`);

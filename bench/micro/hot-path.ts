@@ -11,7 +11,8 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
-import { App, created, json, jsonReply, path, route, silentLogger, t } from "../../lib/index.js";
+import { App, created, json, path, route, silentLogger, t } from "../../lib/index.js";
+import { jsonReply } from "../../lib/core/reply.js";
 import { benchErrorBody } from "../servers/common.js";
 import { benchExtraRoutes, EXTRA_ROUTE_BODY, HELLO_BODY, INVALID_USER, makeBigPayload, VALID_USER } from "../servers/route-table.js";
 

@@ -1,7 +1,9 @@
 // keel, serving the benchmark scenarios. Bundled by bench/run.mjs into bench/.peers/build/keel.mjs.
 //   node keel.mjs            scenarios 1, 2, 3, 5 (and the 404/422 error paths)
 //   node keel.mjs --stack    scenario 4: GET /hello behind the production stack
-import { App, cors, created, json, path, production, route, securityHeaders, silentLogger, t, type RouteDefinition } from "../../lib/index.js";
+import { App, created, json, path, route, silentLogger, t, type RouteDefinition } from "../../lib/index.js";
+import { cors, securityHeaders } from "../../lib/middleware/index.js";
+import { production } from "../../lib/service/index.js";
 import { ALLOWED_ORIGIN, announceReady, exitOnSignal, SECURITY_HEADERS, wantsProductionStack } from "./common.js";
 import { benchExtraRoutes, EXTRA_ROUTE_BODY, HELLO_BODY, makeBigPayload } from "./route-table.js";
 

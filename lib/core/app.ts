@@ -1,10 +1,8 @@
 // The App: route table, global layers, shared state, and the node:http entry point.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { BadPathError, normalizePattern, Router } from "../router/index.js";
-import { buildOpenApiDocument } from "../openapi/document.js";
-import { docsRoutes } from "../openapi/docs-routes.js";
-import type { DocsOptions } from "../openapi/types.js";
-import { isPromise } from "../extract/extractor.js";
+import { isProductionEnv } from "../util/env.js";
+import { isPromise } from "../util/is-promise.js";
 import { DEFAULT_BODY_LIMIT } from "./body.js";
 import { composeLayers, handlerStep, type Chain } from "./chain.js";
 import { Context } from "./context.js";
@@ -13,7 +11,7 @@ import { ApiError } from "./errors.js";
 import { injectRequest, type InjectOptions, type InjectResponse } from "./inject.js";
 import { listenApp, type ListenOptions, type ListeningServer } from "./listen.js";
 import { DEFAULT_JSON_DEPTH } from "./json-body.js";
-import { createJsonLogger, type Logger } from "./logger.js";
+import { createJsonLogger, type Logger } from "../util/logger.js";
 import { Reply } from "./reply.js";
 import type { Layer, RouteDefinition } from "./route.js";
 import type { AppRuntime, AsyncValidationAdapters } from "./runtime.js";
@@ -51,19 +49,14 @@ const UNCOMPILED: Chain = () => {
 /** One immutable 404 error for every unrouted request. */
 const NOT_FOUND = ApiError.notFound("Not found");
 
-export function isProductionEnv(env: string | undefined): boolean {
-  const v = (env ?? "").toLowerCase();
-  return v === "production" || v === "prod";
-}
-
 export class App {
   private readonly router: Router<RouteEntry>;
   private readonly entries: RouteEntry[] = [];
   private readonly globalLayers: Layer[] = [];
   private readonly shutdownHooks: Array<() => unknown> = [];
+  private readonly startHooks: Array<(app: App) => void> = [];
   private fallback: Chain = UNCOMPILED;
   private compiled = false;
-  private docsOptions: DocsOptions | null = null;
   readonly runtime: AppRuntime;
   /** `(req, res) => void` for `http.createServer(app.handler)`. */
   readonly handler: (req: IncomingMessage, res: ServerResponse) => void;
@@ -122,18 +115,21 @@ export class App {
   }
 
   /**
-   * Serve the OpenAPI 3.1 document at `{path}/openapi.json` and the docs UI at `{path}`.
-   * The document is built from the live route table (routes added later are included);
-   * `listen()` builds it once at startup so a dangling `$ref` fails fast.
+   * Apply a plugin: a function that registers routes, layers and hooks on this app (how feature
+   * entry points such as `keel/openapi`'s `docs()` attach themselves). Returns the app.
    */
-  docs(path = "/docs", options: Omit<DocsOptions, "path"> = {}): this {
-    this.docsOptions = { ...options, path };
-    return this.routes(docsRoutes(this, { ...options, path }));
+  register(plugin: (app: App) => void): this {
+    plugin(this);
+    return this;
   }
 
-  /** The OpenAPI document for the current route table. */
-  openApiDocument(options: Omit<DocsOptions, "path"> = this.docsOptions ?? {}): ReturnType<typeof buildOpenApiDocument> {
-    return buildOpenApiDocument(this.routeTable(), options);
+  /**
+   * Run `fn` when `listen()` starts, after the chains are composed and before the port is bound;
+   * a throw fails `listen()` (startup checks such as the OpenAPI document's integrity).
+   */
+  onListen(fn: (app: App) => void): this {
+    this.startHooks.push(fn);
+    return this;
   }
 
   /** Every registered route, in registration order. */
@@ -233,7 +229,7 @@ export class App {
   /** Listen on `port`/`host`; when `signal` aborts (or `shutdown` settles) drain and close. */
   listen(options: ListenOptions = {}): Promise<ListeningServer> {
     this.compile();
-    if (this.docsOptions !== null) this.openApiDocument(this.docsOptions);
+    for (const fn of this.startHooks) fn(this);
     return listenApp(this, options);
   }
 

@@ -1,8 +1,8 @@
 // Composing a route's chain once, at startup: global layers -> route layers -> extractors ->
 // handler. Each step turns a thrown error into the uniform error Reply, so every layer outside
 // it sees a Reply (and can add its headers to error responses too).
-import type { AnyExtractor } from "../extract/extractor.js";
-import { isPromise } from "../extract/extractor.js";
+import type { AnyExtractor } from "./extractor.js";
+import { isPromise } from "../util/is-promise.js";
 import type { Context } from "./context.js";
 import { errorReply } from "./error-reply.js";
 import { Reply, toReply } from "./reply.js";

@@ -5,8 +5,24 @@ import { readRequestBody } from "./body.js";
 import { parseCookies } from "./cookies.js";
 import { parseMediaType, type MediaType } from "./content-type.js";
 import { parseQueryString, type ParamMap } from "./query.js";
-import type { RouteDefinition } from "./route.js";
 import type { AppRuntime } from "./runtime.js";
+
+/**
+ * What a request knows of the route it matched: the registered RouteDefinition, seen through
+ * the fields layers read (declared here so the context does not depend on route declarations).
+ */
+export interface MatchedRoute {
+  readonly method: string;
+  /** The path as declared. */
+  readonly path: string;
+  /** Canonical pattern (`/users/{id}`): the label for logs, metrics and keys. */
+  readonly pattern: string;
+  readonly meta: {
+    readonly config?: Readonly<Record<string, unknown>> | undefined;
+    /** The route's own layers (functions), for layers that defer to a route-level twin. */
+    readonly layers?: readonly unknown[] | undefined;
+  };
+}
 
 const EMPTY_PARAMS: Record<string, string> = Object.freeze(Object.create(null)) as Record<string, string>;
 
@@ -23,7 +39,7 @@ export class Context {
   /** Decoded path parameters (null-prototype). */
   params: Record<string, string>;
   /** The matched route, or null for 404/405/automatic OPTIONS. */
-  route: RouteDefinition | null;
+  route: MatchedRoute | null;
   /** Request id; set by the request-id layer (empty when none runs). */
   requestId: string;
   /** A routing failure (bad path encoding, over-long parameter) for the fallback chain to answer. */

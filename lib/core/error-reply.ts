@@ -2,7 +2,7 @@
 // detail, which never reaches the client).
 import type { Context } from "./context.js";
 import { errorBodyJson, newErrorId, toApiError } from "./errors.js";
-import { LOG_LEVELS } from "./logger.js";
+import { LOG_LEVELS } from "../util/logger.js";
 import { JSON_TYPE, Reply } from "./reply.js";
 
 export function errorReply(ctx: Context, thrown: unknown): Reply {

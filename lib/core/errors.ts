@@ -1,7 +1,6 @@
 // The one error shape of keel: {"error":{"type","message","fields"?},"error_id":"err_<32 hex>"}.
 // Every error anywhere in the request path (router, extractors, layers, handlers) ends up here.
 import { randomUUID } from "node:crypto";
-import { mapDatabaseError } from "./db-errors.js";
 
 export type ErrorType =
   | "bad_request"
@@ -122,8 +121,9 @@ export function toApiError(err: unknown): ApiError {
 type ErrorMapper = (err: unknown) => ApiError | undefined;
 const errorMappers: ErrorMapper[] = [];
 
+/** Register a mapper once for the process (registering the same function again is a no-op). */
 export function registerErrorMapper(mapper: ErrorMapper): void {
-  errorMappers.push(mapper);
+  if (!errorMappers.includes(mapper)) errorMappers.push(mapper);
 }
 
 function mapKnownError(err: unknown): ApiError | undefined {
@@ -131,7 +131,7 @@ function mapKnownError(err: unknown): ApiError | undefined {
     const mapped = errorMappers[i]!(err);
     if (mapped !== undefined) return mapped;
   }
-  return mapDatabaseError(err);
+  return undefined;
 }
 
 /** The uniform body as a JSON string. Production masks every 5xx message; fields stay. */

@@ -2,10 +2,10 @@
 // readiness flips to draining, the listener stops accepting, idle keep-alive sockets close,
 // in-flight requests finish (their responses carry `connection: close`), and after the deadline
 // whatever is left is cut off and counted. Then the shutdown hooks run and `closed` resolves.
-import { createServer, type Server, type ServerOptions } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { App } from "./app.js";
-import { LOG_LEVELS } from "./logger.js";
+import type { AppRuntime } from "./runtime.js";
+import { LOG_LEVELS } from "../util/logger.js";
 
 export const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
 
@@ -36,7 +36,14 @@ export interface ListeningServer {
   readonly closed: Promise<void>;
 }
 
-export function listenApp(app: App, options: ListenOptions): Promise<ListeningServer> {
+/** What listening needs of an app (the App class satisfies it; declared here to avoid a cycle). */
+export interface Listenable {
+  readonly handler: (req: IncomingMessage, res: ServerResponse) => void;
+  readonly runtime: AppRuntime;
+  runShutdownHooks(): Promise<void>;
+}
+
+export function listenApp(app: Listenable, options: ListenOptions): Promise<ListeningServer> {
   const server = createServer({ ...options.server }, app.handler);
   const timeout = options.shutdownTimeout ?? DEFAULT_SHUTDOWN_TIMEOUT;
   const logger = app.runtime.logger;

@@ -1,6 +1,6 @@
 // Route declarations: method, path, OpenAPI metadata, a tuple of extractors (up to 16) and a
 // handler whose parameter types are inferred from that tuple.
-import type { AnyExtractor, ExtractedType } from "../extract/extractor.js";
+import type { AnyExtractor, ExtractedType } from "./extractor.js";
 import type { JsonSchema } from "../schema/index.js";
 import type { Context } from "./context.js";
 import type { Reply } from "./reply.js";

@@ -1,5 +1,5 @@
 // What a request needs from its app at run time, in one object with a stable shape.
-import type { Logger } from "./logger.js";
+import type { Logger } from "../util/logger.js";
 
 export interface AsyncValidationAdapters {
   db?: { isUnique(table: string, column: string, value: unknown): Promise<boolean> };

@@ -4,7 +4,7 @@ import type { ServerResponse } from "node:http";
 import { Readable, pipeline } from "node:stream";
 import type { Context } from "./context.js";
 import { errorReply } from "./error-reply.js";
-import { LOG_LEVELS } from "./logger.js";
+import { LOG_LEVELS } from "../util/logger.js";
 import { Reply, toReply, type StreamBody } from "./reply.js";
 
 /** True when this response must not carry a body (headers only). */

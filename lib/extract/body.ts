@@ -6,7 +6,7 @@ import { ApiError } from "../core/errors.js";
 import { parseJsonText } from "../core/json-body.js";
 import { parseQueryString, type ParamMap } from "../core/query.js";
 import { compileSchema, type JsonSchema, type Static } from "../schema/index.js";
-import { Extractor, MissingValueError } from "./extractor.js";
+import { Extractor, MissingValueError } from "../core/extractor.js";
 import { runValidation } from "./validate.js";
 
 export interface BodyOptions {

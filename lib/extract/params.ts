@@ -2,7 +2,7 @@
 import type { Context } from "../core/context.js";
 import type { ParamMap } from "../core/query.js";
 import { compileSchema, type JsonSchema, type Static } from "../schema/index.js";
-import { Extractor, MissingValueError } from "./extractor.js";
+import { Extractor, MissingValueError } from "../core/extractor.js";
 import { runValidation } from "./validate.js";
 
 /** A path parameter, as a string, or coerced and validated by `schema` (failure: 422). */

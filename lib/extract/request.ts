@@ -1,7 +1,7 @@
 // Extractors for application state and facts about the request itself.
 import type { Context } from "../core/context.js";
 import { ApiError } from "../core/errors.js";
-import { Extractor } from "./extractor.js";
+import { Extractor } from "../core/extractor.js";
 
 /** A value from the app's shared state (`new App({ state: { db } })`). Missing is a 500 (a wiring bug). */
 export function state<T = unknown>(key: string): Extractor<T> {

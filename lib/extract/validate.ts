@@ -2,7 +2,7 @@
 import type { Context } from "../core/context.js";
 import { ApiError, type ValidationField } from "../core/errors.js";
 import { SchemaAsyncRuleError, type CompiledSchema } from "../schema/index.js";
-import { isPromise } from "./extractor.js";
+import { isPromise } from "../util/is-promise.js";
 
 function prefixFields(errors: readonly ValidationField[], prefix: string): ValidationField[] {
   if (prefix === "") return errors.map((e) => (e.field === "" ? { ...e, field: "body" } : e));

@@ -8,7 +8,7 @@
 // compacted the same way when it grows past `compactBytes` and twice its last snapshot.
 import { mkdir, open, readFile, rename, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
-import { LOG_LEVELS, createJsonLogger, type Logger } from "../core/logger.js";
+import { LOG_LEVELS, createJsonLogger, type Logger } from "../util/logger.js";
 import { lockDirectory } from "./dir-lock.js";
 import { encodeJournalLine, readJournal } from "./journal-codec.js";
 import type { JobCounts, JobRecord, JobState } from "./job-record.js";

@@ -16,7 +16,7 @@ export type { JobStore } from "./job-store.js";
 export { MemoryJobStore, type MemoryJobStoreOptions } from "./memory-store.js";
 export { FileJobStore, DEFAULT_COMPACT_BYTES, type FileJobStoreOptions, type FsyncPolicy, type JournalRecovery } from "./file-store.js";
 export { DEFAULT_KEEP_SUCCEEDED } from "./job-table.js";
-export { DEFAULT_JOB_BACKOFF, jobBackoffCeiling, jobBackoffDelay, type JobBackoffPolicy } from "./backoff.js";
+export { DEFAULT_JOB_BACKOFF, jobBackoffCeiling, jobBackoffDelay, type JobBackoffPolicy } from "../util/backoff.js";
 export { systemJobClock, type JobClock } from "./clock.js";
 export { ManualJobClock } from "./manual-clock.js";
 export { JobTimeoutError, JobDrainError } from "./job-errors.js";

@@ -4,8 +4,8 @@
 // store only after its handler finished, so a crash makes it run again (with a durable store).
 import { randomUUID } from "node:crypto";
 import { ApiError } from "../core/errors.js";
-import { createJsonLogger, LOG_LEVELS, type Logger } from "../core/logger.js";
-import { jobBackoffDelay, resolveJobBackoff, type JobBackoffPolicy } from "./backoff.js";
+import { createJsonLogger, LOG_LEVELS, type Logger } from "../util/logger.js";
+import { jobBackoffDelay, resolveJobBackoff, type JobBackoffPolicy } from "../util/backoff.js";
 import { systemJobClock, type JobClock } from "./clock.js";
 import { JobDrainError, JobTimeoutError } from "./job-errors.js";
 import { describeJobError, toJobInfo, type JobInfo, type JobRecord } from "./job-record.js";

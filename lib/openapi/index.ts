@@ -1,6 +1,7 @@
 // Public surface of the OpenAPI module: the document builder, the docs routes, the integrity check.
 export { buildOpenApiDocument, OPENAPI_VERSION, DEFAULT_API_TITLE, DEFAULT_API_VERSION } from "./document.js";
 export { docsRoutes, DEFAULT_DOCS_PATH } from "./docs-routes.js";
+export { docs, openApiDocument } from "./docs.js";
 export { checkRefIntegrity, findDanglingRefs } from "./ref-integrity.js";
 export { inferPathParamSchema, paramOverrideSchema } from "./path-params.js";
 export { deriveOperationId } from "./operation-id.js";

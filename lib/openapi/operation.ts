@@ -1,13 +1,13 @@
 // One route -> one OpenAPI Operation: parameters (path, query, header, cookie), request body,
 // responses (declared ones plus the uniform error body for what the extractors can reject).
 import type { ResponseDoc, RouteDefinition } from "../core/route.js";
-import type { OpenApiParameterDoc } from "../extract/extractor.js";
+import type { OpenApiParameterDoc } from "../core/extractor.js";
 import { refTarget } from "../schema/builder.js";
 import { schemaName, type JsonSchema } from "../schema/index.js";
 import { errorResponse, statusDescription } from "./error-schemas.js";
 import { inferPathParamSchema, paramOverrideSchema, type PathTemplate } from "./path-params.js";
 import type { SchemaCollector } from "./schema-collector.js";
-import { isNegotiatedRoute, NEGOTIATED_MEDIA_TYPES } from "../formats/negotiated.js";
+import { isNegotiatedRoute, NEGOTIATED_MEDIA_TYPES } from "../util/negotiated-route.js";
 import type { OpenApiOperation, OpenApiParameter, OpenApiRequestBody, OpenApiResponse } from "./types.js";
 
 /** Paths of the probes (added by the production baseline); untagged ones are tagged "health". */

@@ -6,8 +6,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateKeyPairSync } from "node:crypto";
-import { importJwk, importJwsKey, jwkThumbprint, JwtError, parseJwkSet, signJws, timingSafeEqualString, createJwsVerifier } from "../../lib/auth/jwt.js";
-import { hasRocaFingerprint } from "../../lib/auth/jwk-roca.js";
+import { importJwk, importJwsKey, jwkThumbprint, JwtError, parseJwkSet, signJws, timingSafeEqualString, createJwsVerifier } from "../../lib/jose/index.js";
+import { hasRocaFingerprint } from "../../lib/jose/jwk-roca.js";
 
 const repoRoot = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const jwsDir = join(process.env["KEEL_CONFORMANCE_DIR"] ?? resolve(repoRoot, "../shared/conformance"), "jws");

@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { generateKeyPairSync } from "node:crypto";
-import { createJwtVerifier, JwtError, RemoteJwks, signJwt } from "../../lib/auth/jwt.js";
-import type { JwtVerifier } from "../../lib/auth/jwt.js";
+import { createJwtVerifier, JwtError, RemoteJwks, signJwt } from "../../lib/jose/index.js";
+import type { JwtVerifier } from "../../lib/jose/index.js";
 
 const keyA = generateKeyPairSync("ec", { namedCurve: "P-256" });
 const keyB = generateKeyPairSync("ec", { namedCurve: "P-256" });

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import { base64urlDecode, base64urlEncode, createJwsVerifier, createJwtVerifier, isBase64url, JwtError, signJws } from "../../lib/auth/jwt.js";
+import { base64urlDecode, base64urlEncode, createJwsVerifier, createJwtVerifier, isBase64url, JwtError, signJws } from "../../lib/jose/index.js";
 
 const SECRET = Buffer.alloc(32, 3);
 const now = (): number => 1_700_000_000_000;

@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createJwsVerifier, isJwsAlgorithm, JwtError } from "../../lib/auth/jwt.js";
-import type { JwsAlgorithm, JwsVerifierOptions } from "../../lib/auth/jwt.js";
+import { createJwsVerifier, isJwsAlgorithm, JwtError } from "../../lib/jose/index.js";
+import type { JwsAlgorithm, JwsVerifierOptions } from "../../lib/jose/index.js";
 
 const repoRoot = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const conformanceDir = process.env["KEEL_CONFORMANCE_DIR"] ?? resolve(repoRoot, "../shared/conformance");

@@ -3,8 +3,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import { createJwtVerifier, JwtError } from "../../lib/auth/jwt.js";
-import type { JwtVerifierOptions } from "../../lib/auth/jwt.js";
+import { createJwtVerifier, JwtError } from "../../lib/jose/index.js";
+import type { JwtVerifierOptions } from "../../lib/jose/index.js";
 
 const SECRET = Buffer.alloc(32, 9);
 const T = 1_700_000_000; // seconds

@@ -4,9 +4,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { App, group, route, silentLogger, type ListeningServer } from "../../lib/index.js";
-import { signJwt } from "../../lib/auth/jwt.js";
-import { authUser, jwt, optionalAuthUser } from "../../lib/auth/jwt-layer.js";
-import { parseBearer, BEARER_ABSENT, BEARER_MALFORMED } from "../../lib/auth/bearer.js";
+import { signJwt } from "../../lib/jose/index.js";
+import { authUser, jwt, optionalAuthUser } from "../../lib/auth/jwt/jwt-layer.js";
+import { parseBearer, BEARER_ABSENT, BEARER_MALFORMED } from "../../lib/auth/jwt/bearer.js";
 import { ERROR_ID, send } from "../support/http.js";
 
 const SECRET = "a-test-secret-that-is-at-least-32-bytes-long";

@@ -6,8 +6,8 @@ import { syncBuiltinESMExports } from "node:module";
 import assert from "node:assert/strict";
 import { createHmac, createPublicKey, generateKeyPairSync, verify as nodeVerify } from "node:crypto";
 import type { KeyObject } from "node:crypto";
-import { createJwtSigner, createJwtVerifier, JWS_ALGORITHMS, JwtError, signJwt } from "../../lib/auth/jwt.js";
-import type { JwsAlgorithm, JwtKeyInput } from "../../lib/auth/jwt.js";
+import { createJwtSigner, createJwtVerifier, JWS_ALGORITHMS, JwtError, signJwt } from "../../lib/jose/index.js";
+import type { JwsAlgorithm, JwtKeyInput } from "../../lib/jose/index.js";
 
 const NOW = 1_700_000_000_000;
 const now = (): number => NOW;

@@ -6,10 +6,10 @@ import assert from "node:assert/strict";
 import { createHash, generateKeyPairSync, randomUUID } from "node:crypto";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { App, context, form, header, optional, redirect, reply, route, silentLogger, type ListeningServer } from "../../lib/index.js";
-import { signJwt } from "../../lib/auth/jwt.js";
-import { oauth2Client, type OAuth2Client } from "../../lib/auth/oauth2.js";
-import { openFlow, sealFlow } from "../../lib/auth/oauth2-flow-cookie.js";
-import { pkceChallenge } from "../../lib/auth/oauth2-pkce.js";
+import { signJwt } from "../../lib/jose/index.js";
+import { oauth2Client, type OAuth2Client } from "../../lib/auth/oauth2/oauth2.js";
+import { openFlow, sealFlow } from "../../lib/auth/oauth2/oauth2-flow-cookie.js";
+import { pkceChallenge } from "../../lib/auth/oauth2/oauth2-pkce.js";
 import { send, type WireResponse } from "../support/http.js";
 
 const CLIENT_ID = "keel-rp";

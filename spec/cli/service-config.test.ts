@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { availableParallelism } from "node:os";
 import { after, describe, it } from "node:test";
-import { CliUsageError, parseCli, integerIn } from "../../lib/cli/cli-options.js";
-import { loadServiceConfig, parseServiceConfig, resolveWorkerCount, serviceHelp, type ServiceConfig } from "../../lib/cli/service-config.js";
+import { CliUsageError, parseCli, integerIn } from "../../lib/service/cli/cli-options.js";
+import { loadServiceConfig, parseServiceConfig, resolveWorkerCount, serviceHelp, type ServiceConfig } from "../../lib/service/cli/service-config.js";
 import { startService, type RunningService } from "../production/fixtures/spawn-service.js";
 
 const started: RunningService[] = [];

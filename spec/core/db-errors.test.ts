@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { App, route, silentLogger } from "../../lib/index.js";
+import { App, registerErrorMapper, route, silentLogger } from "../../lib/index.js";
+import { mapDatabaseError } from "../../lib/db-errors/index.js";
+
+registerErrorMapper(mapDatabaseError);
 import { captureLogger } from "../support/capture-logger.js";
 
 function driverError(message: string, fields: Record<string, unknown>, name = "Error"): Error {

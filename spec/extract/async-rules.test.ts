@@ -1,7 +1,8 @@
 // Async validation rules through the json() extractor: run after sync rules pass, join the 422.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { App, asyncUnique, customAsync, json, route, silentLogger, t } from "../../lib/index.js";
+import { App, json, route, silentLogger, t } from "../../lib/index.js";
+import { asyncUnique, customAsync } from "../../lib/schema/index.js";
 
 type ErrorBody = { error: { type: string; message: string; fields?: Array<{ field: string; code: string; message: string }> } };
 

@@ -1,26 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import {
-  ApiError,
-  App,
-  bodyExtractor,
-  bytes,
-  cookie,
-  extractor,
-  form,
-  header,
-  json,
-  optional,
-  path,
-  query,
-  requestContext,
-  route,
-  silentLogger,
-  t,
-  text,
-  type AnyExtractor,
-  type TSchema,
-} from "../../lib/index.js";
+import { ApiError, App, bodyExtractor, bytes, cookie, extractor, form, header, json, optional, path, query, requestContext, route, silentLogger, t, text, type AnyExtractor, type TSchema } from "../../lib/index.js";
 
 const app = () => new App({ logger: silentLogger });
 type ErrorBody = { error: { type: string; message: string; fields?: Array<{ field: string; code: string; message: string }> }; error_id: string };

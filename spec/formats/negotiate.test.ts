@@ -8,7 +8,7 @@ import {
   negotiateFormat,
   parseAccept,
   selectMediaType,
-} from "../../lib/formats/negotiate.js";
+} from "../../lib/toon/negotiate.js";
 
 describe("parseAccept", () => {
   test("ranges, q-values, parameters and specificity, lowercased", () => {

@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ApiError, App, created, route, silentLogger, textReply, type ListeningServer } from "../../lib/index.js";
-import { negotiated, negotiation, NegotiatedReply, isNegotiatedRoute, NEGOTIATED_MEDIA_TYPES } from "../../lib/formats/negotiated.js";
-import { estimateTokens } from "../../lib/formats/tokens.js";
-import { decodeToon, encodeToon } from "../../lib/formats/toon/index.js";
+import { negotiated, negotiation, NegotiatedReply, isNegotiatedRoute, NEGOTIATED_MEDIA_TYPES } from "../../lib/toon/negotiated.js";
+import { estimateTokens } from "../../lib/toon/tokens.js";
+import { decodeToon, encodeToon } from "../../lib/toon/codec/index.js";
 import { ERROR_ID, send, type WireResponse } from "../support/http.js";
 
 const users = {

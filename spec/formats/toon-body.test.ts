@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { App, optional, route, silentLogger, t, type ListeningServer } from "../../lib/index.js";
-import { toon } from "../../lib/formats/toon-body.js";
-import { encodeToon } from "../../lib/formats/toon/index.js";
+import { toon } from "../../lib/toon/toon-body.js";
+import { encodeToon } from "../../lib/toon/codec/index.js";
 import { ERROR_ID, send, type WireResponse } from "../support/http.js";
 
 const NewUser = t.object({

@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { decodeToon, encodeToon, ToonError } from "../../lib/formats/toon/index.js";
+import { decodeToon, encodeToon, ToonError } from "../../lib/toon/codec/index.js";
 
 const conformanceRoot = process.env["KEEL_CONFORMANCE_DIR"] ?? fileURLToPath(new URL("../../../shared/conformance", import.meta.url));
 const fixturesDir = join(conformanceRoot, "toon", "v4.0.0", "tests", "fixtures");

@@ -1,7 +1,7 @@
 // Property test: decodeToon(encodeToon(v)) equals v for seeded random JSON values, for each delimiter.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { decodeToon, encodeToon, type ToonDelimiter } from "../../lib/formats/toon/index.js";
+import { decodeToon, encodeToon, type ToonDelimiter } from "../../lib/toon/codec/index.js";
 
 /** mulberry32: small deterministic PRNG so failures are reproducible from the seed. */
 function prng(seed: number): () => number {

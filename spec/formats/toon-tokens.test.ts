@@ -1,8 +1,8 @@
 // Properties of estimateTokens (lib/formats/tokens.ts), the x-token-count-* estimator.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { encodeToon } from "../../lib/formats/toon/index.js";
-import { estimateTokens } from "../../lib/formats/tokens.js";
+import { encodeToon } from "../../lib/toon/codec/index.js";
+import { estimateTokens } from "../../lib/toon/tokens.js";
 
 const users = { users: Array.from({ length: 50 }, (_, i) => ({ id: i + 1, name: `User ${i}`, email: `user${i}@example.com`, active: i % 3 !== 0 })) };
 

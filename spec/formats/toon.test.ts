@@ -1,7 +1,7 @@
 // Unit, safety and limit tests for the TOON codec (lib/formats/toon). Fixture conformance is in toon-conformance.test.ts.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { decodeToon, encodeToon, TOON_DEFAULT_MAX_DEPTH, ToonError } from "../../lib/formats/toon/index.js";
+import { decodeToon, encodeToon, TOON_DEFAULT_MAX_DEPTH, ToonError } from "../../lib/toon/codec/index.js";
 
 function thrownToonError(fn: () => unknown): ToonError {
   try {

@@ -68,7 +68,7 @@ test("app shutdown drains the queue; enqueueing afterwards is a 503", async () =
 });
 
 test("queue.healthCheck() plugs into the probes' HealthChecks: backlog over the limit degrades /health", async () => {
-  const { HealthChecks } = await import("../../lib/probes/health-checks.js");
+  const { HealthChecks } = await import("../../lib/service/probes/health-checks.js");
   const queue = createSampleJobQueue({ logger: silentLogger });
   await queue.start();
   const checks = new HealthChecks({ cacheMs: 0 }).add("jobs", queue.healthCheck({ maxBacklog: 1 }), { critical: false });

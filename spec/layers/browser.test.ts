@@ -7,9 +7,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { dumpDom, findChromium } from "../support/chromium.js";
 import { App, html, json, reply, route, silentLogger, type Layer, type ListeningServer } from "../../lib/index.js";
-import { cors } from "../../lib/layers/cors.js";
-import { csrf, csrfToken } from "../../lib/layers/csrf.js";
-import { securityHeaders } from "../../lib/layers/security-headers.js";
+import { cors } from "../../lib/middleware/cors/cors.js";
+import { csrf, csrfToken } from "../../lib/middleware/csrf/csrf.js";
+import { securityHeaders } from "../../lib/middleware/security-headers/security-headers.js";
 
 function resultOf(dom: string): Record<string, unknown> {
   const m = /<pre id="result">([^<]*)<\/pre>/.exec(dom);

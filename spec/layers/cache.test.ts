@@ -4,9 +4,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Readable } from "node:stream";
-import { App, negotiated, negotiation, reply, route, silentLogger, stream, type ListeningServer } from "../../lib/index.js";
-import { responseCache, type CacheEntry } from "../../lib/layers/cache.js";
-import { MemoryStore } from "../../lib/layers/store.js";
+import { App, reply, route, silentLogger, stream, type ListeningServer } from "../../lib/index.js";
+import { negotiated, negotiation } from "../../lib/toon/index.js";
+import { responseCache, type CacheEntry } from "../../lib/middleware/cache/cache.js";
+import { MemoryStore } from "../../lib/stores/store.js";
 import { send } from "../support/http.js";
 
 describe("responseCache over a real socket", () => {

@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ApiError, App, route, silentLogger, type ListeningServer } from "../../lib/index.js";
-import { circuitBreaker, dependencyBreaker, type BreakerState } from "../../lib/layers/circuit-breaker.js";
-import { timeout } from "../../lib/layers/timeout.js";
+import { circuitBreaker, dependencyBreaker, type BreakerState } from "../../lib/middleware/circuit-breaker/circuit-breaker.js";
+import { timeout } from "../../lib/middleware/timeout/timeout.js";
 import { ERROR_ID, send } from "../support/http.js";
 
 describe("circuitBreaker layer over a real socket", () => {

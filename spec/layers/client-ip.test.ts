@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { App, route, silentLogger, textReply, type Layer, type ListeningServer } from "../../lib/index.js";
-import { canonicalIp, clientAddressResolver, ipv6Network, type TrustProxyOptions } from "../../lib/layers/client-ip.js";
+import { canonicalIp, clientAddressResolver, ipv6Network, type TrustProxyOptions } from "../../lib/middleware/client-ip/client-ip.js";
 import { send } from "../support/http.js";
 
 /** A layer that answers with the resolved client address. */

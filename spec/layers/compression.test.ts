@@ -9,7 +9,7 @@ import { Readable } from "node:stream";
 import { promisify } from "node:util";
 import * as zlib from "node:zlib";
 import { App, reply, route, silentLogger, stream, type ListeningServer } from "../../lib/index.js";
-import { compression, negotiateEncoding } from "../../lib/layers/compression.js";
+import { compression, negotiateEncoding } from "../../lib/middleware/compression/compression.js";
 import { send } from "../support/http.js";
 
 const run = promisify(execFile);

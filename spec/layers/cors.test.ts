@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { App, Reply, route, silentLogger, type ListeningServer } from "../../lib/index.js";
-import { jwt } from "../../lib/auth/jwt-layer.js";
-import { addVary, cors } from "../../lib/layers/cors.js";
+import { jwt } from "../../lib/auth/jwt/jwt-layer.js";
+import { addVary, cors } from "../../lib/middleware/cors/cors.js";
 import { send } from "../support/http.js";
 
 const A = "http://127.0.0.1:4001";

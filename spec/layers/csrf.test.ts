@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { App, form, route, silentLogger, text, type ListeningServer } from "../../lib/index.js";
-import { csrf, csrfToken } from "../../lib/layers/csrf.js";
+import { csrf, csrfToken } from "../../lib/middleware/csrf/csrf.js";
 import { send, type WireResponse } from "../support/http.js";
 
 function tokenCookie(r: WireResponse, name = "csrf_token"): { value: string; raw: string } | undefined {

@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Readable } from "node:stream";
 import { ApiError, App, created, route, silentLogger, stream, text, type Layer, type ListeningServer } from "../../lib/index.js";
-import { setAuthPrincipal } from "../../lib/auth/principal.js";
-import { idempotency } from "../../lib/layers/dedup.js";
+import { setAuthPrincipal } from "../../lib/util/principal.js";
+import { idempotency } from "../../lib/middleware/idempotency/idempotency.js";
 import { ERROR_ID, send } from "../support/http.js";
 
 const fakeAuth: Layer = (ctx, next) => {

@@ -4,9 +4,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { App, group, route, silentLogger, type Layer, type ListeningServer } from "../../lib/index.js";
-import { setAuthPrincipal } from "../../lib/auth/principal.js";
-import { rateLimit, type TokenBucketState } from "../../lib/layers/rate-limit.js";
-import { MemoryStore } from "../../lib/layers/store.js";
+import { setAuthPrincipal } from "../../lib/util/principal.js";
+import { rateLimit, type TokenBucketState } from "../../lib/middleware/rate-limit/rate-limit.js";
+import { MemoryStore } from "../../lib/stores/store.js";
 import { ERROR_ID, send } from "../support/http.js";
 
 function clock(start = 5_000_000) {

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { ApiError, App, requestContext, route } from "../../lib/index.js";
-import { compileRequestIdPolicy, isPlainRequestId, requestId } from "../../lib/layers/request-id.js";
+import { compileRequestIdPolicy, isPlainRequestId, requestId } from "../../lib/util/request-id.js";
 import { captureLogger } from "../support/capture-logger.js";
 import { send } from "../support/http.js";
 

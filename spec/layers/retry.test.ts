@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Readable } from "node:stream";
 import { ApiError, App, reply, route, silentLogger, stream, text, type ListeningServer } from "../../lib/index.js";
-import { backoffDelay, retry } from "../../lib/layers/retry.js";
+import { backoffDelay, retry } from "../../lib/middleware/retry/retry.js";
 import { send } from "../support/http.js";
 
 describe("retry over a real socket", () => {

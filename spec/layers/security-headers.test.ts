@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { App, html, route, silentLogger, type ListeningServer } from "../../lib/index.js";
-import { DEFAULT_CONTENT_SECURITY_POLICY, securityHeaders } from "../../lib/layers/security-headers.js";
+import { DEFAULT_CONTENT_SECURITY_POLICY, securityHeaders } from "../../lib/middleware/security-headers/security-headers.js";
 import { send } from "../support/http.js";
 
 const PAGE_CSP = "default-src 'none'; script-src 'sha256-abc'";

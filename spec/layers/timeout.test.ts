@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Readable } from "node:stream";
 import { App, context, route, silentLogger, stream, type ListeningServer } from "../../lib/index.js";
-import { timeout } from "../../lib/layers/timeout.js";
+import { timeout } from "../../lib/middleware/timeout/timeout.js";
 import { ERROR_ID, send } from "../support/http.js";
 
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -4,9 +4,9 @@ import assert from "node:assert/strict";
 import { Readable, Writable } from "node:stream";
 import { describe, it } from "node:test";
 import { ApiError, App, context, path, requestContext, route, stream, t, type Logger } from "../../lib/index.js";
-import { accessLog, type AccessLogOptions } from "../../lib/observability/access-log.js";
-import { createBufferedLogger, type JsonLogger } from "../../lib/observability/json-logger.js";
-import { span, tracer, type SpanRecord } from "../../lib/observability/span.js";
+import { accessLog, type AccessLogOptions } from "../../lib/service/observability/access-log.js";
+import { createBufferedLogger, type JsonLogger } from "../../lib/service/observability/json-logger.js";
+import { span, tracer, type SpanRecord } from "../../lib/service/observability/span.js";
 import { captureLogger } from "../support/capture-logger.js";
 import { send } from "../support/http.js";
 

@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { hostname } from "node:os";
 import { Writable } from "node:stream";
 import { describe, it } from "node:test";
-import { createBufferedLogger, isJsonLogger, parseLogLevel } from "../../lib/observability/json-logger.js";
-import { REDACTED, redactHeaders } from "../../lib/observability/redact.js";
+import { createBufferedLogger, isJsonLogger, parseLogLevel } from "../../lib/service/observability/json-logger.js";
+import { REDACTED, redactHeaders } from "../../lib/service/observability/redact.js";
 import { silentLogger } from "../../lib/index.js";
 
 function collector(): Writable & { text(): string } {

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { describe, it } from "node:test";
-import { createLogDestination } from "../../lib/observability/log-destination.js";
+import { createLogDestination } from "../../lib/service/observability/log-destination.js";
 
 /** A Writable that records each write; `delayMs` makes it slow, `stall` makes it never finish. */
 function sink(options: { delayMs?: number; stall?: boolean; highWaterMark?: number } = {}): Writable & { chunks: string[] } {

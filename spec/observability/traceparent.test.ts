@@ -1,8 +1,8 @@
 // W3C traceparent parsing and the random ids behind new traces.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { newSpanId, newTraceId, randomHex } from "../../lib/observability/random-hex.js";
-import { formatTraceParent, parseTraceParent } from "../../lib/observability/traceparent.js";
+import { newSpanId, newTraceId, randomHex } from "../../lib/service/observability/random-hex.js";
+import { formatTraceParent, parseTraceParent } from "../../lib/service/observability/traceparent.js";
 
 const VALID = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
 

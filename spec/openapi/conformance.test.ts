@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { App, extractor, header, json, path, query, route, silentLogger, t } from "../../lib/index.js";
-import { buildOpenApiDocument, docsRoutes } from "../../lib/openapi/index.js";
+import { buildOpenApiDocument, docsRoutes, openApiDocument } from "../../lib/openapi/index.js";
 import { compileSchema, SchemaRegistry, type CompiledSchema, type JsonSchema } from "../../lib/schema/index.js";
 import { createSampleApp } from "../../lib/server.js";
 
@@ -83,7 +83,7 @@ describe("openapi: official 3.1 schema", { skip: SKIP }, () => {
     const doc = JSON.parse(JSON.stringify(buildOpenApiDocument(featureApp().routeTable(), { securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" } } })));
     delete doc.info.title;
     assert.notEqual(oasValidator().validate(doc), null);
-    const badParam = JSON.parse(JSON.stringify(createSampleApp({ logger: silentLogger }).openApiDocument()));
+    const badParam = JSON.parse(JSON.stringify(openApiDocument(createSampleApp({ logger: silentLogger }))));
     badParam.paths["/users/{id}"].get.parameters[0].required = false; // path parameters must be required
     assert.notEqual(oasValidator().validate(badParam), null);
   });

@@ -2,7 +2,8 @@
 // service, path parameter inference and overrides, operationIds, error responses, components.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { App, asyncUnique, extractor, header, json, optional, path, query, route, silentLogger, t, text, cookie, type RouteMeta } from "../../lib/index.js";
+import { App, extractor, header, json, optional, path, query, route, silentLogger, t, text, cookie, type RouteMeta } from "../../lib/index.js";
+import { asyncUnique } from "../../lib/schema/index.js";
 import {
   buildOpenApiDocument,
   checkRefIntegrity,

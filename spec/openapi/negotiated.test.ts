@@ -2,7 +2,9 @@
 // application/toon in requestBody.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { App, route, silentLogger, t, toon, type OpenApiDocument } from "../../lib/index.js";
+import { App, route, silentLogger, t } from "../../lib/index.js";
+import { docs, openApiDocument } from "../../lib/openapi/index.js";
+import { toon } from "../../lib/toon/index.js";
 
 describe("openapi: TOON", () => {
   const Item = t.object({ id: t.integer(), name: t.string() });
@@ -12,8 +14,8 @@ describe("openapi: TOON", () => {
       route.get("/plain", { responses: { 200: t.array(Item) } }, [], () => []),
       route.post("/items", { responses: { 201: Item } }, [toon(t.array(Item))], () => ({ id: 1, name: "x" })),
     )
-    .docs();
-  const doc = () => app.openApiDocument() as OpenApiDocument;
+    .register(docs());
+  const doc = () => openApiDocument(app);
 
   it("negotiated operations list JSON and TOON, the negotiation headers and a 406", () => {
     const get = doc().paths["/items"]?.get;

@@ -1,7 +1,7 @@
 // The check registry: concurrency, timeouts, caching, shared runs, statuses.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { HealthChecks } from "../../lib/probes/health-checks.js";
+import { HealthChecks } from "../../lib/service/probes/health-checks.js";
 import { captureLogger } from "../support/capture-logger.js";
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

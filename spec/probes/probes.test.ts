@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { App, silentLogger, type ListeningServer } from "../../lib/index.js";
 import { buildOpenApiDocument } from "../../lib/openapi/document.js";
-import { HealthChecks } from "../../lib/probes/health-checks.js";
-import { probeRoutes, type ProbeOptions } from "../../lib/probes/probe-routes.js";
+import { HealthChecks } from "../../lib/service/probes/health-checks.js";
+import { probeRoutes, type ProbeOptions } from "../../lib/service/probes/probe-routes.js";
 import { send } from "../support/http.js";
 
 async function serve(options: Partial<ProbeOptions> & { checks?: HealthChecks } = {}): Promise<{ server: ListeningServer; app: App }> {

@@ -5,7 +5,7 @@ import { connect } from "node:net";
 import { Writable } from "node:stream";
 import { describe, it } from "node:test";
 import { ApiError, App, route, type ListeningServer } from "../../lib/index.js";
-import { production, type ProductionOptions } from "../../lib/production.js";
+import { production, type ProductionOptions } from "../../lib/service/production.js";
 import { send } from "../support/http.js";
 
 type Line = Record<string, unknown>;

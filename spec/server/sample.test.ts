@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { ListeningServer } from "../../lib/index.js";
-import { signJwt } from "../../lib/index.js";
+import { signJwt } from "../../lib/jose/index.js";
 import { createSampleApp, createSampleJobQueue, DEV_JWT_SECRET } from "../../lib/server.js";
 import { captureLogger } from "../support/capture-logger.js";
 import { ERROR_ID, send } from "../support/http.js";

@@ -1,0 +1,139 @@
+// The JWT authentication layer and the `authUser()` extractor.
+// - `jwt({...})` reads `Authorization: Bearer <token>` (see bearer.ts), verifies it with the
+//   JWT core (createJwtVerifier: algorithm allow-list, keys or JWKS, claims) and stores the
+//   verified claims in `ctx.locals`; a missing or invalid token is 401 `unauthorized` with a
+//   `WWW-Authenticate` challenge (RFC 6750 §3):
+//     missing token      -> `Bearer realm="api"` (no error code, as §3.1 asks for requests
+//                           without any authentication information)
+//     invalid / expired  -> `Bearer realm="api", error="invalid_token", error_description="..."`
+//     malformed header   -> the same invalid_token challenge, still 401 (§3.1 allows 400
+//                           invalid_request; keel keeps "bad credentials = 401" uniform)
+//   An unreachable JWKS (no cached keys) is 503: the token was not judged, so 401 would lie.
+// - Apply it globally (`app.layer(jwt(...))`), per route (`meta.layers`) or per group
+//   (`group({ layers: [jwt(...)] }, routes)`); never by path prefix. Routes behind a global
+//   layer opt out with `config: { auth: false }`.
+import type { Context } from "../../core/context.js";
+import { ApiError } from "../../core/errors.js";
+import type { Layer, Next } from "../../core/route.js";
+import type { Reply } from "../../core/reply.js";
+import { Extractor } from "../../core/extractor.js";
+import { BEARER_ABSENT, BEARER_MALFORMED, parseBearer } from "./bearer.js";
+import { isQuotableText } from "../../util/http-syntax.js";
+import { DEFAULT_MAX_TOKEN_LENGTH } from "../../jose/index.js";
+import type { JwtPayload } from "../../jose/index.js";
+import { JwtError } from "../../jose/index.js";
+import { createJwtVerifier, type JwtVerifier, type JwtVerifierOptions } from "../../jose/index.js";
+import { AUTH_PRINCIPAL_KEY, isPublicRoute, requirePrincipal, setAnonymousPrincipal, type AuthPrincipal } from "../../util/principal.js";
+
+export interface JwtLayerSettings {
+  /** `realm` in the WWW-Authenticate challenge (default "api"). No quotes or backslashes. */
+  realm?: string;
+  /**
+   * When false, a request without an Authorization header passes through anonymously
+   * (`optionalAuthUser()` gives undefined, `authUser()` and guards answer 401). A token that is
+   * present but invalid is still refused. Default true.
+   */
+  credentialsRequired?: boolean;
+}
+
+/** Verifier options (algorithms, key / keys / jwksUrl, issuer, audience, ...) or a ready verifier. */
+export type JwtLayerOptions = (JwtVerifierOptions | { verifier: JwtVerifier; maxTokenLength?: number }) & JwtLayerSettings;
+
+/** Client-facing descriptions: fixed strings, never the verifier's detailed message. */
+function describe(code: JwtError["code"]): { message: string; description: string } {
+  switch (code) {
+    case "expired":
+      return { message: "Token expired", description: "The access token expired" };
+    case "not_before":
+      return { message: "Token not yet valid", description: "The access token is not valid yet" };
+    default:
+      return { message: "Invalid token", description: "The access token is invalid" };
+  }
+}
+
+export function jwt(options: JwtLayerOptions): Layer {
+  const verifier: JwtVerifier = "verifier" in options ? options.verifier : createJwtVerifier(options);
+  const realm = options.realm ?? "api";
+  if (!isQuotableText(realm) || realm === "") throw new TypeError(`jwt: realm must be printable ASCII without quotes or backslashes`);
+  const required = options.credentialsRequired !== false;
+  const maxLength = options.maxTokenLength ?? DEFAULT_MAX_TOKEN_LENGTH;
+  // Challenges are fixed per layer: computed once.
+  const missing = `Bearer realm="${realm}"`;
+  const invalidChallenge = (description: string) => `${missing}, error="invalid_token", error_description="${description}"`;
+  const malformed = invalidChallenge("Malformed bearer credentials");
+
+  const reject = (err: unknown): never => {
+    if (!(err instanceof JwtError)) throw err;
+    if (err.code === "jwks_unavailable") {
+      throw ApiError.serviceUnavailable("Token keys are unavailable", { detail: err.message, cause: err });
+    }
+    if (err.code === "invalid_key" || err.code === "invalid_config") {
+      throw ApiError.internal("Internal server error", { detail: `jwt verifier: ${err.message}`, cause: err });
+    }
+    const { message, description } = describe(err.code);
+    throw ApiError.unauthorized(message, {
+      headers: { "www-authenticate": invalidChallenge(description) },
+      detail: `${err.code}: ${err.message}`,
+    });
+  };
+
+  return async function jwtLayer(ctx: Context, next: Next): Promise<Reply> {
+    if (isPublicRoute(ctx)) {
+      setAnonymousPrincipal(ctx, missing);
+      return next(ctx);
+    }
+    const token = parseBearer(ctx.req.headers.authorization, maxLength);
+    if (token === BEARER_ABSENT) {
+      if (required) throw ApiError.unauthorized("Missing bearer token", { headers: { "www-authenticate": missing } });
+      setAnonymousPrincipal(ctx, missing);
+      return next(ctx);
+    }
+    if (token === BEARER_MALFORMED) {
+      throw ApiError.unauthorized("Malformed bearer credentials", { headers: { "www-authenticate": malformed } });
+    }
+    let claims: JwtPayload;
+    try {
+      claims = await verifier.verify(token);
+    } catch (err) {
+      return reject(err);
+    }
+    const principal: AuthPrincipal = { scheme: "bearer", claims, challenge: missing };
+    ctx.locals[AUTH_PRINCIPAL_KEY] = principal;
+    return next(ctx);
+  };
+}
+
+/** The OpenAPI security scheme that `authUser()` and the guards name "bearerAuth" (for `docs({ securitySchemes })`). */
+export const BEARER_SECURITY_SCHEME: Readonly<Record<string, string>> = Object.freeze({ type: "http", scheme: "bearer", bearerFormat: "JWT" });
+
+export interface AuthUserOptions {
+  /** Security scheme names for the OpenAPI document (default ["bearerAuth"]). */
+  security?: readonly string[];
+}
+
+/**
+ * The verified claims of the caller, typed by `T`: `authUser<{ role: string }>()`.
+ * 401 when the request is anonymous; 500 when no authentication layer covers the route.
+ */
+export function authUser<T extends object = Record<never, never>>(options: AuthUserOptions = {}): Extractor<JwtPayload & T> {
+  return new Extractor<JwtPayload & T>(
+    "authUser",
+    (ctx) => requirePrincipal(ctx, "authUser()").claims as JwtPayload & T,
+    false,
+    { security: options.security ?? ["bearerAuth"], errorStatuses: [401] },
+  );
+}
+
+/** Like authUser(), but undefined for an anonymous request (a layer with credentialsRequired: false). */
+export function optionalAuthUser<T extends object = Record<never, never>>(options: AuthUserOptions = {}): Extractor<(JwtPayload & T) | undefined> {
+  return new Extractor<(JwtPayload & T) | undefined>(
+    "optionalAuthUser",
+    (ctx) => {
+      const v = ctx.locals[AUTH_PRINCIPAL_KEY];
+      if (typeof v === "string") return undefined;
+      return requirePrincipal(ctx, "optionalAuthUser()").claims as JwtPayload & T;
+    },
+    false,
+    { security: options.security ?? ["bearerAuth"] },
+  );
+}

@@ -1,0 +1,138 @@
+// Extractors are values that pull one typed argument out of a request before the handler runs.
+// Each carries what it contributes to the OpenAPI document and whether it consumes the body.
+import type { Context } from "./context.js";
+import { isPromise } from "../util/is-promise.js";
+import { ApiError } from "./errors.js";
+import type { JsonSchema } from "../schema/index.js";
+
+export type ParamLocation = "path" | "query" | "header" | "cookie";
+
+export interface OpenApiParameterDoc {
+  in: ParamLocation;
+  name: string;
+  required: boolean;
+  schema?: JsonSchema;
+  description?: string;
+}
+
+export interface OpenApiBodyDoc {
+  /** Media types accepted, first is the primary one. */
+  contentTypes: readonly string[];
+  schema?: JsonSchema;
+  required: boolean;
+}
+
+/** What an extractor adds to its operation in the OpenAPI document. */
+export interface ExtractorDoc {
+  parameters?: readonly OpenApiParameterDoc[];
+  /** A schema whose properties are query parameters (from `query(schema)`). */
+  querySchema?: JsonSchema;
+  body?: OpenApiBodyDoc;
+  /** Security requirement names (filled by auth extractors). */
+  security?: readonly string[];
+  /** Statuses this extractor can answer with (400, 401, 415, 422...). */
+  errorStatuses?: readonly number[];
+}
+
+/** Raised when a value is absent; `optional(e)` turns exactly this into `undefined`. */
+export class MissingValueError extends ApiError {
+  constructor(message: string) {
+    super(400, "bad_request", message);
+  }
+}
+
+type Extract<T> = (ctx: Context) => T | Promise<T>;
+
+
+export class Extractor<T, B extends boolean = false> {
+  /** Phantom: the type the handler receives. */
+  declare readonly __type: T;
+  readonly extract: Extract<T>;
+  readonly consumesBody: B;
+  readonly doc: ExtractorDoc;
+  /** Short name used in registration error messages. */
+  readonly label: string;
+
+  constructor(label: string, extract: Extract<T>, consumesBody: B, doc: ExtractorDoc = {}) {
+    this.label = label;
+    this.extract = extract;
+    this.consumesBody = consumesBody;
+    this.doc = doc;
+  }
+
+  /** A new extractor whose value is `fn(value)`; a thrown ApiError rejects the request. */
+  map<U>(fn: (value: T, ctx: Context) => U | Promise<U>): Extractor<Awaited<U>, B> {
+    const inner = this.extract;
+    return new Extractor<Awaited<U>, B>(
+      this.label,
+      (ctx) => {
+        const v = inner(ctx);
+        return (isPromise(v) ? v.then((x) => fn(x, ctx)) : fn(v, ctx)) as Awaited<U> | Promise<Awaited<U>>;
+      },
+      this.consumesBody,
+      this.doc,
+    );
+  }
+
+  /** Reject the request (400 by default, or 422 with a field item) when `pred` is false. */
+  refine(pred: (value: T) => boolean, message: string, options: { status?: 400 | 422; field?: string; code?: string } = {}): Extractor<T, B> {
+    const inner = this.extract;
+    const fail = (): never => {
+      if (options.status === 422) {
+        throw ApiError.validation([{ field: options.field ?? this.label, code: options.code ?? "custom", message }]);
+      }
+      throw ApiError.badRequest(message);
+    };
+    const check = (v: T): T => (pred(v) ? v : fail());
+    return new Extractor<T, B>(
+      this.label,
+      (ctx) => {
+        const v = inner(ctx);
+        return isPromise(v) ? v.then(check) : check(v);
+      },
+      this.consumesBody,
+      this.doc,
+    );
+  }
+}
+
+export type AnyExtractor = Extractor<any, boolean>;
+export type ExtractedType<E> = E extends Extractor<infer T, boolean> ? T : never;
+
+/** Build a custom extractor: `extractor("tenant", (ctx) => ctx.header("x-tenant") ?? raise(...))`. */
+export function extractor<T>(label: string, extract: Extract<T>, doc?: ExtractorDoc): Extractor<T, false> {
+  return new Extractor<T, false>(label, extract, false, doc);
+}
+
+/** Build a custom body-consuming extractor (must be a handler's last argument). */
+export function bodyExtractor<T>(label: string, extract: Extract<T>, doc?: ExtractorDoc): Extractor<T, true> {
+  return new Extractor<T, true>(label, extract, true, doc);
+}
+
+/** `undefined` instead of a 400 when the value is absent; present-but-invalid still fails. */
+export function optional<T, B extends boolean>(e: Extractor<T, B>): Extractor<T | undefined, B> {
+  const inner = e.extract;
+  const onError = (err: unknown): undefined => {
+    if (err instanceof MissingValueError) return undefined;
+    throw err;
+  };
+  const doc: ExtractorDoc = {
+    ...e.doc,
+    ...(e.doc.parameters ? { parameters: e.doc.parameters.map((p) => ({ ...p, required: p.in === "path" })) } : {}),
+    ...(e.doc.body ? { body: { ...e.doc.body, required: false } } : {}),
+  };
+  return new Extractor<T | undefined, B>(
+    e.label,
+    (ctx) => {
+      try {
+        const v = inner(ctx);
+        return isPromise(v) ? v.then(undefined, onError) : v;
+      } catch (err) {
+        return onError(err);
+      }
+    },
+    e.consumesBody,
+    doc,
+  );
+}
+

@@ -1,0 +1,23 @@
+// JWT/JWS over node:crypto: the public entry of lib/auth's token core.
+export { JwtError, isJwtError } from "./jwt-error.js";
+export type { JwtErrorCode } from "./jwt-error.js";
+export { JWS_ALGORITHMS, isJwsAlgorithm } from "./jws-algorithms.js";
+export type { JwsAlgorithm } from "./jws-algorithms.js";
+export { DEFAULT_MAX_TOKEN_LENGTH } from "./jws-compact.js";
+export { base64urlDecode, base64urlEncode, isBase64url } from "./jws-base64url.js";
+export type { JwsHeader } from "./jws-header.js";
+export { importJwk, importJwsKey, keyFitsAlgorithm } from "./jwk-key.js";
+export type { JsonWebKeyInput, JwsKey, JwtKeyInput } from "./jwk-key.js";
+export { parseJwkSet } from "./jwk-set.js";
+export type { JwkSetInput, ParsedJwkSet, SkippedJwk } from "./jwk-set.js";
+export { jwkThumbprint } from "./jwk-thumbprint.js";
+export { RemoteJwks } from "./jwks-remote.js";
+export type { RemoteJwksOptions } from "./jwks-remote.js";
+export { createJwsVerifier } from "./jws-verifier.js";
+export type { JwsKeyOptions, JwsVerification, JwsVerifier, JwsVerifierOptions } from "./jws-verifier.js";
+export { createJwtVerifier } from "./jwt-verifier.js";
+export type { JwtVerifier, JwtVerifierOptions, VerifiedJwt } from "./jwt-verifier.js";
+export type { JwtClaimOptions, JwtPayload } from "./jwt-claims.js";
+export { createJwtSigner, signJws, signJwt } from "./jwt-sign.js";
+export type { JwsSignOptions, JwtSigner, JwtSignerOptions, JwtSignOverrides } from "./jwt-sign.js";
+export { timingSafeEqualString, timingSafeEqualBytes } from "../util/timing.js";

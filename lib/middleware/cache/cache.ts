@@ -1,0 +1,279 @@
+// Response cache for GET and HEAD (HEAD is answered from GET entries). Entries are kept per URL
+// (path + query) in a bounded LRU store (count and bytes) with a TTL, one variant per value of the
+// request headers the response's `Vary` names (Accept from negotiation, Accept-Encoding, ...).
+//
+// Never stored: requests carrying Authorization or Cookie (unless the route allows it, below),
+// requests with `Cache-Control: no-store`, answers with Set-Cookie, `Cache-Control: private`,
+// `no-store` or `no-cache`, `Vary: *`, a streamed body, a status outside `statuses`, or a body
+// over `maxEntryBytes`. A response `s-maxage`/`max-age` shortens the TTL (0 means not stored).
+// A request with `Cache-Control: no-cache` (or `Pragma: no-cache`) skips the lookup and refreshes
+// the entry. Credentials per route, `config: { cache: { credentials } }` (or the layer option):
+//   "bypass" (default): requests with Authorization/Cookie are neither served nor stored;
+//   "per-user": they are, keyed by (a hash of) the Authorization and Cookie values;
+//   "shared": the same answer for everyone, credentials ignored (only for public data).
+// A route opts out with `config: { cache: false }`, sets its own `ttlMs` and `tags` there.
+//
+// Stored answers get a strong ETag (SHA-256 of the body) unless they have one; If-None-Match
+// (weak comparison, as RFC 9110 requires) answers 304. Every GET/HEAD answer gets
+// `x-cache: HIT|MISS`; hits get `age`. Invalidation: `invalidate(url)` (every variant of one
+// path + query), `invalidatePrefix("/users/")`, `invalidateTag("users")`, `clear()`.
+// Put compression outside the cache (a global layer): streamed, compressed bodies are not stored.
+// A hit keeps the reply's class and `value`, so a negotiation() layer outside the cache still
+// answers TOON from a cached JSON entry.
+import { createHash } from "node:crypto";
+import type { Context } from "../../core/context.js";
+import { Reply, type HeaderValue } from "../../core/reply.js";
+import type { Layer, Next } from "../../core/route.js";
+import { headerText, parseCacheControl, splitList } from "../../util/header-lists.js";
+import { MemoryStore, type MaybePromise, type Store } from "../../stores/index.js";
+
+export type CacheCredentials = "bypass" | "per-user" | "shared";
+
+/** Per-route settings: `config: { cache: { ttlMs, credentials, tags } }`, or `cache: false`. */
+export interface CacheRouteConfig {
+  ttlMs?: number;
+  credentials?: CacheCredentials;
+  tags?: readonly string[];
+}
+
+export interface CachedVariant {
+  varyKey: string;
+  status: number;
+  headers: Array<[string, HeaderValue]>;
+  body: string | Uint8Array | null;
+  etag: string;
+  /** The value the reply was made from and its class, so outer layers (negotiation) can re-encode a hit. */
+  value: unknown;
+  kind: typeof Reply;
+  storedAt: number;
+  expiresAt: number;
+  size: number;
+}
+
+export interface CacheEntry {
+  /** Lowercase request header names the variants are keyed on. */
+  vary: string[];
+  tags: string[];
+  variants: CachedVariant[];
+}
+
+export interface ResponseCacheOptions {
+  /** Default TTL, ms (default 60 s). */
+  ttlMs?: number;
+  /** Default store bounds: URLs kept (default 1000) and bytes (default 32 MiB). */
+  maxEntries?: number;
+  maxBytes?: number;
+  /** Bodies larger than this are not stored (default 1 MiB). */
+  maxEntryBytes?: number;
+  /** Variants kept per URL (default 8; the oldest goes). */
+  maxVariants?: number;
+  /** Statuses that are stored (default 200, 203, 204). */
+  statuses?: readonly number[];
+  /** Requests with credentials (default "bypass"); routes override it. */
+  credentials?: CacheCredentials;
+  /** Tags for an answer, for `invalidateTag` (added to the route's config tags). */
+  tags?: (ctx: Context) => readonly string[];
+  /** Add a strong ETag to stored answers that lack one (default true). */
+  etag?: boolean;
+  store?: Store<CacheEntry>;
+  /** Clock in ms (default Date.now). */
+  now?: () => number;
+}
+
+/** The cache layer, plus its invalidation API. */
+export type ResponseCache = Layer & {
+  /** Drop every variant of one URL (path plus `?query` when there is one). */
+  invalidate(url: string): MaybePromise<boolean>;
+  invalidatePrefix(prefix: string): MaybePromise<number>;
+  invalidateTag(tag: string): MaybePromise<number>;
+  clear(): MaybePromise<void>;
+};
+
+export const CACHE_STATUS_HEADER = "x-cache";
+/** Response headers a stored answer never repeats. */
+const NOT_STORED = new Set(["date", "age", "connection", "keep-alive", "transfer-encoding", "content-length", CACHE_STATUS_HEADER]);
+const SECRET_HEADERS = new Set(["authorization", "cookie"]);
+const EMPTY: readonly string[] = [];
+
+function bodySize(b: string | Uint8Array | null): number {
+  return b === null ? 0 : typeof b === "string" ? Buffer.byteLength(b) : b.byteLength;
+}
+
+export function strongEtag(body: string | Uint8Array | null): string {
+  return '"' + createHash("sha256").update(body ?? "").digest("base64url").slice(0, 27) + '"';
+}
+
+/** If-None-Match against one entity tag, with weak comparison (W/ ignored on both sides). */
+export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
+  if (header === undefined || etag === "") return false;
+  const opaque = etag.startsWith("W/") ? etag.slice(2) : etag;
+  for (const item of splitList(header)) {
+    if (item === "*") return true;
+    if ((item.startsWith("W/") ? item.slice(2) : item) === opaque) return true;
+  }
+  return false;
+}
+
+function routeConfig(ctx: Context): CacheRouteConfig | false | undefined {
+  const c = ctx.route?.meta.config?.["cache"];
+  if (c === false) return false;
+  return typeof c === "object" && c !== null ? (c as CacheRouteConfig) : undefined;
+}
+
+export function responseCache(options: ResponseCacheOptions = {}): ResponseCache {
+  const now = options.now ?? Date.now;
+  const defaultTtl = options.ttlMs ?? 60_000;
+  const maxEntryBytes = options.maxEntryBytes ?? 1024 * 1024;
+  const maxVariants = options.maxVariants ?? 8;
+  const statuses = new Set(options.statuses ?? [200, 203, 204]);
+  const defaultCredentials = options.credentials ?? "bypass";
+  const tagsOf = options.tags;
+  const addEtag = options.etag !== false;
+  if (!(defaultTtl > 0)) throw new TypeError("responseCache: ttlMs must be positive");
+  const store =
+    options.store ??
+    new MemoryStore<CacheEntry>({ maxEntries: options.maxEntries ?? 1000, maxBytes: options.maxBytes ?? 32 * 1024 * 1024, now });
+
+  /** The variant key: the request's values of the Vary'd headers (credentials hashed, never kept). */
+  const varyKey = (ctx: Context, vary: readonly string[], credentials: CacheCredentials): string => {
+    let key = "";
+    for (const name of vary) {
+      const v = ctx.header(name) ?? "";
+      key += name + "=" + (SECRET_HEADERS.has(name) && v !== "" ? createHash("sha256").update(v).digest("base64url") : v) + "\n";
+    }
+    if (credentials === "per-user") {
+      for (const name of SECRET_HEADERS) {
+        if (vary.includes(name)) continue;
+        const v = ctx.header(name);
+        if (v !== undefined) key += name + "#" + createHash("sha256").update(v).digest("base64url") + "\n";
+      }
+    }
+    return key;
+  };
+
+  const notModified = (source: Reply | CachedVariant, etag: string, xcache: string): Reply => {
+    const r = new Reply(304, null);
+    r.headers["etag"] = etag;
+    const headers = source instanceof Reply ? Object.entries(source.headers) : source.headers;
+    for (const [name, value] of headers) {
+      if (name === "vary" || name === "cache-control" || name === "expires" || name === "content-location") r.headers[name] = value;
+    }
+    r.headers[CACHE_STATUS_HEADER] = xcache;
+    return r;
+  };
+
+  const hit = (ctx: Context, v: CachedVariant, t: number): Reply => {
+    if (ifNoneMatchHits(ctx.header("if-none-match"), v.etag)) {
+      const r = notModified(v, v.etag, "HIT");
+      r.headers["age"] = String(Math.floor((t - v.storedAt) / 1000));
+      return r;
+    }
+    const r = new v.kind(v.status, v.body);
+    r.value = v.value;
+    const h = r.headers;
+    for (const [name, value] of v.headers) h[name] = Array.isArray(value) ? [...(value as readonly string[])] : value;
+    h[CACHE_STATUS_HEADER] = "HIT";
+    h["age"] = String(Math.floor((t - v.storedAt) / 1000));
+    return r;
+  };
+
+  /** The TTL for this answer, or 0 when it must not be stored. */
+  const storableTtl = (reply: Reply, routeTtl: number): number => {
+    if (!statuses.has(reply.status)) return 0;
+    const h = reply.headers;
+    if (h["set-cookie"] !== undefined) return 0;
+    const b = reply.body;
+    if (b !== null && typeof b !== "string" && !(b instanceof Uint8Array)) return 0;
+    if (bodySize(b) > maxEntryBytes) return 0;
+    const cc = parseCacheControl(headerText(h["cache-control"]));
+    if (cc.noStore || cc.private || cc.noCache) return 0;
+    const vary = headerText(h["vary"]);
+    if (vary !== undefined && vary.indexOf("*") !== -1) return 0;
+    const limit = cc.sMaxAge >= 0 ? cc.sMaxAge : cc.maxAge;
+    return limit >= 0 ? Math.min(routeTtl, limit * 1000) : routeTtl;
+  };
+
+  const save = (ctx: Context, url: string, reply: Reply, ttl: number, credentials: CacheCredentials, tags: readonly string[]): MaybePromise<unknown> => {
+    const t = now();
+    const vary = splitList(headerText(reply.headers["vary"]) ?? "").map((v) => v.toLowerCase()).sort();
+    const headers: Array<[string, HeaderValue]> = [];
+    let size = 200;
+    for (const name in reply.headers) {
+      if (NOT_STORED.has(name)) continue;
+      const value = reply.headers[name]!;
+      headers.push([name, Array.isArray(value) ? [...(value as readonly string[])] : value]);
+      size += name.length + String(value).length + 16;
+    }
+    const b = reply.body as string | Uint8Array | null; // storableTtl refused streams
+    const body = b instanceof Uint8Array ? Uint8Array.prototype.slice.call(b) : b;
+    size += bodySize(body);
+    if (reply.value !== undefined) size += bodySize(body); // the value is kept too: count it like its JSON
+    const variant: CachedVariant = {
+      varyKey: varyKey(ctx, vary, credentials),
+      status: reply.status,
+      headers,
+      body,
+      etag: headerText(reply.headers["etag"]) ?? "",
+      value: reply.value,
+      kind: reply.constructor as typeof Reply,
+      storedAt: t,
+      expiresAt: t + ttl,
+      size,
+    };
+    const setOptions = { ttlMs: ttl, size };
+    return store.update(url, (entry) => {
+      const sameVary = entry !== undefined && entry.vary.length === vary.length && entry.vary.every((v, i) => v === vary[i]);
+      const variants = sameVary ? entry.variants.filter((v) => v.varyKey !== variant.varyKey && v.expiresAt > t) : [];
+      variants.push(variant);
+      while (variants.length > maxVariants) variants.shift();
+      let total = 0;
+      for (const v of variants) total += v.size;
+      setOptions.size = total; // the store reads its options after the updater returns
+      const allTags = sameVary ? [...new Set([...entry.tags, ...tags])] : [...tags];
+      return { vary, tags: allTags, variants };
+    }, setOptions);
+  };
+
+  const layer = async function responseCacheLayer(ctx: Context, next: Next): Promise<Reply> {
+    const method = ctx.method;
+    if (method !== "GET" && method !== "HEAD") return next(ctx);
+    const rc = routeConfig(ctx);
+    if (rc === false) return next(ctx);
+    const credentials = rc?.credentials ?? defaultCredentials;
+    const req = ctx.req.headers;
+    if (credentials === "bypass" && (req.authorization !== undefined || req.cookie !== undefined)) {
+      const reply = await next(ctx);
+      reply.headers[CACHE_STATUS_HEADER] = "MISS";
+      return reply;
+    }
+    const cc = parseCacheControl(ctx.header("cache-control"));
+    const noCache = cc.noCache || (req["cache-control"] === undefined && ctx.header("pragma")?.toLowerCase().includes("no-cache") === true);
+    const url = ctx.rawQuery === "" ? ctx.path : ctx.path + "?" + ctx.rawQuery;
+    if (!noCache && !cc.noStore) {
+      const entry = await store.get(url);
+      if (entry !== undefined) {
+        const key = varyKey(ctx, entry.vary, credentials);
+        const t = now();
+        for (const v of entry.variants) if (v.varyKey === key && v.expiresAt > t) return hit(ctx, v, t);
+      }
+    }
+    const reply = await next(ctx);
+    reply.headers[CACHE_STATUS_HEADER] = "MISS";
+    if (cc.noStore) return reply;
+    const ttl = storableTtl(reply, rc?.ttlMs ?? defaultTtl);
+    if (ttl <= 0) return reply;
+    let etag = headerText(reply.headers["etag"]);
+    if (etag === undefined && addEtag) reply.headers["etag"] = etag = strongEtag(reply.body as string | Uint8Array | null);
+    const tags = rc?.tags ?? EMPTY;
+    await save(ctx, url, reply, ttl, credentials, tagsOf === undefined ? tags : [...tags, ...tagsOf(ctx)]);
+    if (etag !== undefined && ifNoneMatchHits(ctx.header("if-none-match"), etag)) return notModified(reply, etag, "MISS");
+    return reply;
+  };
+
+  return Object.assign(layer, {
+    invalidate: (url: string) => store.delete(url),
+    invalidatePrefix: (prefix: string) => store.deleteWhere((key) => key.startsWith(prefix)),
+    invalidateTag: (tag: string) => store.deleteWhere((_key, entry) => entry.tags.includes(tag)),
+    clear: () => store.clear(),
+  });
+}

@@ -1,0 +1,198 @@
+// CORS (Fetch standard, "CORS protocol"). Preflights (OPTIONS + Origin +
+// Access-Control-Request-Method) are answered here, before routing results matter: 204 with
+// the allow headers for an allowed origin, 204 without any CORS header for a refused one (the
+// browser then blocks the real request). Actual requests go through and get
+// Access-Control-Allow-Origin (+ credentials, exposed headers) when their origin is allowed,
+// error replies included, so clients can read 401/403 bodies.
+// - `origin: "*"` answers `*` and never depends on the request; it cannot be combined with
+//   `credentials: true` (configuration error): with credentials, only listed or accepted origins
+//   are echoed.
+// - `Vary: Origin` is added to every reply whose CORS headers depend on the origin (all modes
+//   but "*"), including replies to requests without Origin, so shared caches keep them apart.
+// - Requested headers are reflected only when `allowHeaders` is not configured, after splitting
+//   the list on commas and checking each name is a token (no regex: Hono CVE-2026-69207).
+import type { Context } from "../../core/context.js";
+import type { Reply } from "../../core/reply.js";
+import { Reply as ReplyClass } from "../../core/reply.js";
+import type { Layer, Next } from "../../core/route.js";
+import { isHttpToken, isSafeHeaderValue } from "../../util/http-syntax.js";
+
+export type CorsOriginPredicate = (origin: string, ctx: Context) => boolean;
+
+export interface CorsOptions {
+  /** "*", one origin, a list of origins (`https://app.example.com`), or a predicate. */
+  origin: "*" | string | readonly string[] | CorsOriginPredicate;
+  /** Allowed methods (default GET, HEAD, PUT, PATCH, POST, DELETE). */
+  methods?: readonly string[];
+  /** Allowed request headers (default: reflect the requested ones that are valid tokens). */
+  allowHeaders?: readonly string[];
+  /** Response headers scripts may read (default none beyond the CORS-safelisted ones). */
+  exposeHeaders?: readonly string[];
+  /** Send Access-Control-Allow-Credentials: true (cookies, Authorization). Default false. */
+  credentials?: boolean;
+  /** Access-Control-Max-Age in seconds for preflight caching (default: not sent). */
+  maxAge?: number;
+}
+
+const DEFAULT_METHODS = ["GET", "HEAD", "PUT", "PATCH", "POST", "DELETE"];
+/** Bounds for reflected request-header lists. */
+const MAX_REQUESTED_HEADERS = 64;
+const MAX_REQUESTED_LENGTH = 4096;
+const MAX_ORIGIN_LENGTH = 2048;
+
+function listOf(name: string, values: readonly string[] | undefined, fallback: readonly string[]): string {
+  const list = values ?? fallback;
+  if (!Array.isArray(list)) throw new TypeError(`cors: ${name} must be a list`);
+  for (const v of list) {
+    if (typeof v !== "string" || !isHttpToken(v)) throw new TypeError(`cors: invalid entry ${JSON.stringify(v)} in ${name}`);
+  }
+  return list.join(", ");
+}
+
+/** Serialize a configured origin the way browsers send it (lowercase scheme and host, no default port). */
+function canonicalOrigin(origin: string): string {
+  if (origin === "null") return origin;
+  let u: URL;
+  try {
+    u = new URL(origin);
+  } catch {
+    throw new TypeError(`cors: invalid origin ${JSON.stringify(origin)}`);
+  }
+  if (u.origin === "null" || u.pathname !== "/" || u.search !== "" || u.hash !== "" || u.username !== "" || u.password !== "") {
+    throw new TypeError(`cors: origin must be scheme://host[:port] without a path, got ${JSON.stringify(origin)}`);
+  }
+  return u.origin;
+}
+
+/** Requested header names, validated and lowercased, or "" when the list is unusable. */
+function reflectRequestHeaders(requested: string): string {
+  if (requested.length > MAX_REQUESTED_LENGTH) return "";
+  let out = "";
+  let count = 0;
+  let start = 0;
+  const n = requested.length;
+  while (start <= n) {
+    let end = requested.indexOf(",", start);
+    if (end === -1) end = n;
+    const name = requested.slice(start, end).trim();
+    if (name !== "") {
+      if (!isHttpToken(name) || ++count > MAX_REQUESTED_HEADERS) return "";
+      out = out === "" ? name.toLowerCase() : out + ", " + name.toLowerCase();
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
+/** Add `token` to the reply's Vary header unless it is already listed (or Vary is `*`). */
+export function addVary(reply: Reply, token: string): void {
+  const prev = reply.headers["vary"];
+  if (prev === undefined) {
+    reply.headers["vary"] = token;
+    return;
+  }
+  const current = Array.isArray(prev) ? (prev as readonly string[]).join(", ") : String(prev);
+  const lower = token.toLowerCase();
+  let start = 0;
+  const n = current.length;
+  while (start <= n) {
+    let end = current.indexOf(",", start);
+    if (end === -1) end = n;
+    const item = current.slice(start, end).trim().toLowerCase();
+    if (item === "*" || item === lower) return;
+    start = end + 1;
+  }
+  reply.headers["vary"] = current === "" ? token : current + ", " + token;
+}
+
+/** `cors()` alone allows any origin, without credentials (`origin: "*"`). */
+export function cors(options: CorsOptions = { origin: "*" }): Layer {
+  const origin = options.origin;
+  const credentials = options.credentials === true;
+  const wildcard = origin === "*";
+  if (wildcard && credentials) {
+    throw new TypeError('cors: origin "*" cannot be combined with credentials; list the allowed origins or give a predicate');
+  }
+  let allowed: ReadonlySet<string> | null = null;
+  let predicate: CorsOriginPredicate | null = null;
+  if (typeof origin === "function") predicate = origin;
+  else if (typeof origin === "string" && !wildcard) allowed = new Set([canonicalOrigin(origin)]);
+  else if (Array.isArray(origin)) {
+    if (origin.length === 0) throw new TypeError("cors: origin list is empty");
+    allowed = new Set(origin.map((o: unknown) => {
+      if (typeof o !== "string" || o === "*") throw new TypeError(`cors: invalid origin ${JSON.stringify(o)} in the list ("*" stands alone)`);
+      return canonicalOrigin(o);
+    }));
+  } else if (!wildcard) throw new TypeError("cors: origin must be \"*\", an origin, a list of origins or a function");
+
+  // Everything that does not depend on the request is a string computed here, once.
+  const methods = listOf("methods", options.methods, DEFAULT_METHODS);
+  const allowHeaders = options.allowHeaders === undefined ? null : listOf("allowHeaders", options.allowHeaders, []);
+  const exposeHeaders = listOf("exposeHeaders", options.exposeHeaders, []);
+  let maxAge: string | null = null;
+  if (options.maxAge !== undefined) {
+    if (!Number.isInteger(options.maxAge) || options.maxAge < 0) throw new TypeError("cors: maxAge must be a non-negative integer (seconds)");
+    maxAge = String(options.maxAge);
+  }
+  const preflightVary = allowHeaders === null ? (wildcard ? "Access-Control-Request-Headers" : "Origin, Access-Control-Request-Headers") : wildcard ? null : "Origin";
+
+  /** The value for Access-Control-Allow-Origin, or null when the origin is refused. */
+  const allowOrigin = (requestOrigin: string, ctx: Context): string | null => {
+    if (wildcard) return "*";
+    if (allowed !== null) return allowed.has(requestOrigin) ? requestOrigin : null;
+    // Never call the predicate with (or echo) something that cannot be a header value.
+    if (requestOrigin.length > MAX_ORIGIN_LENGTH || !isSafeHeaderValue(requestOrigin) || requestOrigin.indexOf(",") !== -1 || requestOrigin.indexOf(" ") !== -1) return null;
+    return predicate!(requestOrigin, ctx) === true ? requestOrigin : null;
+  };
+
+  const preflight = (ctx: Context, requestOrigin: string): Reply => {
+    const reply = new ReplyClass(204, null);
+    const h = reply.headers;
+    if (preflightVary !== null) h["vary"] = preflightVary;
+    const allow = allowOrigin(requestOrigin, ctx);
+    if (allow === null) return reply;
+    h["access-control-allow-origin"] = allow;
+    if (credentials) h["access-control-allow-credentials"] = "true";
+    h["access-control-allow-methods"] = methods;
+    if (allowHeaders !== null) {
+      if (allowHeaders !== "") h["access-control-allow-headers"] = allowHeaders;
+    } else {
+      const requested = ctx.req.headers["access-control-request-headers"];
+      if (typeof requested === "string") {
+        const reflected = reflectRequestHeaders(requested);
+        if (reflected !== "") h["access-control-allow-headers"] = reflected;
+      }
+    }
+    if (maxAge !== null) h["access-control-max-age"] = maxAge;
+    return reply;
+  };
+
+  // Replies to requests without Origin only need Vary (and nothing at all for "*"): a shared
+  // function, so the common same-origin / server-to-server path allocates no closure.
+  const varyOnly = (reply: Reply): Reply => {
+    addVary(reply, "Origin");
+    return reply;
+  };
+
+  const decorate = async (ctx: Context, next: Next, requestOrigin: string): Promise<Reply> => {
+    const reply = await next(ctx);
+    if (!wildcard) addVary(reply, "Origin");
+    const allow = allowOrigin(requestOrigin, ctx);
+    if (allow === null) return reply;
+    const h = reply.headers;
+    h["access-control-allow-origin"] = allow;
+    if (credentials) h["access-control-allow-credentials"] = "true";
+    if (exposeHeaders !== "") h["access-control-expose-headers"] = exposeHeaders;
+    return reply;
+  };
+
+  return function corsLayer(ctx: Context, next: Next): Promise<Reply> {
+    const requestOrigin = ctx.req.headers.origin;
+    if (requestOrigin === undefined) return wildcard ? next(ctx) : next(ctx).then(varyOnly);
+    if (typeof requestOrigin !== "string") return next(ctx).then(varyOnly); // repeated Origin: not CORS-able
+    if (ctx.method === "OPTIONS" && ctx.req.headers["access-control-request-method"] !== undefined) {
+      return Promise.resolve(preflight(ctx, requestOrigin));
+    }
+    return decorate(ctx, next, requestOrigin);
+  };
+}

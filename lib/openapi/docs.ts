@@ -1,0 +1,25 @@
+// Mounting the docs on an app: `app.register(docs("/docs"))` serves the docs UI and the OpenAPI
+// document, and checks the document when the app starts listening (a dangling `$ref` or an
+// unknown security scheme fails `listen()`, not the first visitor). An app that never imports
+// this entry carries no OpenAPI or docs-page code.
+import type { App } from "../core/app.js";
+import { DEFAULT_DOCS_PATH, docsRoutes } from "./docs-routes.js";
+import { buildOpenApiDocument } from "./document.js";
+import type { DocsOptions, OpenApiDocument } from "./types.js";
+
+/** The options each app's docs were mounted with: the defaults of `openApiDocument(app)`. */
+const mounted = new WeakMap<object, Omit<DocsOptions, "path">>();
+
+/** A plugin for `app.register(...)`: docs UI at `path`, the document at `{path}/openapi.json`. */
+export function docs(path: string = DEFAULT_DOCS_PATH, options: Omit<DocsOptions, "path"> = {}): (app: App) => void {
+  return (app) => {
+    mounted.set(app, options);
+    app.routes(docsRoutes(app, { ...options, path }));
+    app.onListen((started) => void buildOpenApiDocument(started.routeTable(), options));
+  };
+}
+
+/** The OpenAPI document for `app`'s current route table (by default with the options its docs were mounted with). */
+export function openApiDocument(app: Pick<App, "routeTable">, options: Omit<DocsOptions, "path"> = mounted.get(app) ?? {}): OpenApiDocument {
+  return buildOpenApiDocument(app.routeTable(), options);
+}

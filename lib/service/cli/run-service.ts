@@ -1,0 +1,95 @@
+// The `main()` of a keel service, in one call: read flags and environment (--help, exit 2 on
+// bad values), then either supervise workers (--workers / WORKERS, node:cluster) or serve:
+// production() baseline, process handlers, listen, drain on SIGTERM/SIGINT, exit 0.
+//
+//   await runService({ service: "keel-sample", version: "0.1.0", createApp: (config, prod) => {
+//     const app = new App({ env: config.env });
+//     prod.register(app);
+//     return app.routes(...);
+//   }});
+import cluster from "node:cluster";
+import type { App } from "../../core/app.js";
+import { LOG_LEVELS } from "../../util/logger.js";
+import { createBufferedLogger } from "../observability/json-logger.js";
+import { production, type Production, type ProductionOptions } from "../production.js";
+import { runClusterPrimary } from "./cluster.js";
+import { installProcessHandlers, shutdownSignal } from "./process-handlers.js";
+import { loadServiceConfig, resolveWorkerCount, type ServiceConfig } from "./service-config.js";
+
+export interface RunServiceOptions {
+  service: string;
+  version?: string;
+  /** Name shown in --help and error messages (default "node dist/server.js"). */
+  program?: string;
+  /** First sentence of --help (default "A keel service."). */
+  description?: string;
+  argv?: readonly string[];
+  env?: Readonly<Record<string, string | undefined>>;
+  /** More production() options (checks, probe paths, span sinks...). */
+  production?: Omit<ProductionOptions, "service" | "version" | "level">;
+  /**
+   * Build the app. `prod` is configured from the flags; register it first (`prod.register(app)`)
+   * so its layer is the outermost. If you don't, runService registers it after your layers.
+   */
+  createApp(config: ServiceConfig, prod: Production): App | Promise<App>;
+}
+
+/**
+ * Runs until shutdown, then exits the process: 0 after a clean drain, 2 on bad flags, 1 when the
+ * service cannot start or hits a fatal error (logged as one JSON line first).
+ */
+export async function runService(options: RunServiceOptions): Promise<void> {
+  try {
+    await serve(options);
+  } catch (err) {
+    const e = err instanceof Error ? { type: err.name, message: err.message, stack: err.stack } : { message: String(err) };
+    process.stdout.write(JSON.stringify({ level: LOG_LEVELS.fatal, time: Date.now(), pid: process.pid, service: options.service, msg: "fatal", err: e }) + "\n");
+    process.exit(1);
+  }
+}
+
+async function serve(options: RunServiceOptions): Promise<void> {
+  const program = options.program ?? "node dist/server.js";
+  const config = loadServiceConfig(options.argv ?? process.argv.slice(2), options.env ?? process.env, program, {}, options.description);
+  const base = options.version === undefined ? { service: options.service } : { service: options.service, version: options.version };
+
+  if (config.workers !== null && cluster.isPrimary) {
+    const logger = createBufferedLogger({ level: config.logLevel, base: { ...base, role: "primary" } });
+    installProcessHandlers(logger);
+    const code = await runClusterPrimary({
+      workers: resolveWorkerCount(config.workers),
+      logger,
+      killTimeoutMs: config.shutdownTimeoutMs + 5000,
+    });
+    logger.log(LOG_LEVELS.info, "stopped", { exit_code: code });
+    await logger.flush();
+    process.exit(code);
+  }
+
+  const prod = production({
+    ...options.production,
+    service: options.service,
+    ...(options.version === undefined ? {} : { version: options.version }),
+    level: config.logLevel,
+    requestId: options.production?.requestId === false ? false : { ...(typeof options.production?.requestId === "object" ? options.production.requestId : {}), trustIncoming: config.trustRequestId },
+  });
+  const logger = prod.logger;
+  installProcessHandlers(logger);
+  const signal = shutdownSignal(logger);
+  let server;
+  try {
+    const app = await options.createApp(config, prod);
+    if (!prod.isRegistered(app)) prod.register(app);
+    server = await app.listen({ host: config.host, port: config.port, signal, shutdownTimeout: config.shutdownTimeoutMs });
+  } catch (err) {
+    // EADDRINUSE, EACCES, a route conflict...: one fatal line, then exit 1.
+    logger.log(LOG_LEVELS.fatal, "failed to start", { err: err instanceof Error ? { type: err.name, message: err.message, stack: err.stack } : String(err) });
+    await prod.flush();
+    process.exit(1);
+  }
+  logger.log(LOG_LEVELS.info, "listening", { url: server.url, env: config.env });
+  await server.closed;
+  logger.log(LOG_LEVELS.info, "stopped");
+  await prod.flush();
+  process.exit(0);
+}

@@ -1,0 +1,145 @@
+// Configuration of the sample service (`node dist/server.js`): flags, environment variables,
+// defaults, --help. Bad values print a clear message and exit with code 2.
+import { availableParallelism } from "node:os";
+import { KEEL_ENV_VALUES } from "../../util/env.js";
+import { parseLogLevel } from "../observability/json-logger.js";
+import { booleanValue, CliUsageError, formatCliHelp, integerIn, nonEmptyText, oneOf, parseCli, type CliOption } from "./cli-options.js";
+
+export interface ServiceConfig {
+  host: string;
+  port: number;
+  /** KEEL_ENV: "production" masks 5xx messages. */
+  env: string;
+  /** null: one process, no cluster. 0: one worker per CPU. N: N workers. */
+  workers: number | null;
+  /** Numeric log threshold (Infinity for silent). */
+  logLevel: number;
+  /** Deadline for in-flight requests on shutdown, ms. */
+  shutdownTimeoutMs: number;
+  /** Keep well-formed incoming x-request-id values (turn off at an untrusted edge). */
+  trustRequestId: boolean;
+}
+
+const hostValue = (raw: string): string => {
+  const s = raw.trim();
+  if (!/^[A-Za-z0-9.:[\]_-]{1,253}$/.test(s)) throw new Error("expected a host name or IP address");
+  return s.startsWith("[") && s.endsWith("]") ? s.slice(1, -1) : s;
+};
+
+const logLevelValue = (raw: string): number => {
+  try {
+    return parseLogLevel(raw);
+  } catch {
+    throw new Error("expected trace, debug, info, warn, error, fatal or silent");
+  }
+};
+
+const cpuNote = (): string => `one per CPU, ${availableParallelism()} here`;
+
+export const SERVICE_OPTIONS = {
+  host: { flag: "host", env: "HOST", value: "HOST", description: "Interface to listen on", defaultText: "127.0.0.1", parse: hostValue } as CliOption<string>,
+  port: { flag: "port", env: "PORT", value: "N", description: "TCP port (0 picks a free one)", defaultText: "8080", parse: integerIn(0, 65535) } as CliOption<number>,
+  env: {
+    flag: "env",
+    env: "KEEL_ENV",
+    value: "NAME",
+    description: `Environment, one of ${KEEL_ENV_VALUES.join(", ")}; production masks 5xx error messages and requires secrets`,
+    defaultText: "development",
+    // Validated like every other setting: a typo must not half-apply production.
+    parse: oneOf(KEEL_ENV_VALUES),
+  } as CliOption<string>,
+  workers: {
+    flag: "workers",
+    env: "WORKERS",
+    value: "N",
+    description: "Run N worker processes with node:cluster (0 = one per CPU); unset = one process",
+    parse: integerIn(0, 1024),
+  } as CliOption<number>,
+  logLevel: {
+    flag: "log-level",
+    env: "LOG_LEVEL",
+    value: "LEVEL",
+    description: "trace, debug, info, warn, error, fatal or silent",
+    defaultText: "info",
+    parse: logLevelValue,
+  } as CliOption<number>,
+  shutdownTimeout: {
+    flag: "shutdown-timeout",
+    env: "SHUTDOWN_TIMEOUT_MS",
+    value: "MS",
+    description: "How long in-flight requests may finish after SIGTERM/SIGINT",
+    defaultText: "10000",
+    parse: integerIn(0, 600_000),
+  } as CliOption<number>,
+  trustRequestId: {
+    flag: "trust-request-id",
+    env: "TRUST_REQUEST_ID",
+    value: "BOOL",
+    description: "Keep well-formed incoming x-request-id headers (false at an untrusted edge)",
+    defaultText: "true",
+    parse: booleanValue,
+  } as CliOption<boolean>,
+} as const;
+
+/** Parsed configuration, or "help" when --help/-h was given. Throws CliUsageError on bad input. */
+export function parseServiceConfig(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): ServiceConfig | "help" {
+  const { values, help } = parseCli(SERVICE_OPTIONS, argv, env);
+  if (help) return "help";
+  return {
+    host: values.host ?? "127.0.0.1",
+    port: values.port ?? 8080,
+    env: values.env ?? "development",
+    workers: values.workers ?? null,
+    logLevel: values.logLevel ?? 30,
+    shutdownTimeoutMs: values.shutdownTimeout ?? 10_000,
+    trustRequestId: values.trustRequestId ?? true,
+  };
+}
+
+export function serviceHelp(program = "node dist/server.js", description = "A keel service."): string {
+  return formatCliHelp(
+    SERVICE_OPTIONS,
+    `${program} [options]`,
+    description +
+      " Logs are JSON lines on stdout (pino format).\n" +
+      `SIGTERM/SIGINT drain in-flight requests, then exit 0. --workers 0 means ${cpuNote()}.`,
+  );
+}
+
+/** The worker count for a configured value: 0 means one per CPU. */
+export function resolveWorkerCount(workers: number): number {
+  return workers === 0 ? availableParallelism() : workers;
+}
+
+export interface ConfigIo {
+  stdout?: (text: string) => void;
+  stderr?: (text: string) => void;
+  exit?: (code: number) => never;
+}
+
+/** Parse, or print help (exit 0) / the problem (exit 2). For `main()`s. */
+export function loadServiceConfig(
+  argv: readonly string[] = process.argv.slice(2),
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  program = "node dist/server.js",
+  io: ConfigIo = {},
+  description?: string,
+): ServiceConfig {
+  const out = io.stdout ?? ((s: string) => void process.stdout.write(s));
+  const err = io.stderr ?? ((s: string) => void process.stderr.write(s));
+  const exit = io.exit ?? ((code: number) => process.exit(code));
+  try {
+    const config = parseServiceConfig(argv, env);
+    if (config === "help") {
+      out(serviceHelp(program, description));
+      return exit(0);
+    }
+    return config;
+  } catch (e) {
+    if (e instanceof CliUsageError) {
+      err(`${program.split(" ").pop()}: ${e.message}\n`);
+      return exit(e.exitCode);
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,16 @@
+// keel/service: running in production. The baseline layer (request ids, spans, access logs,
+// probes), the buffered JSON logger, health checks, and runService() for the process around it
+// (flags and environment, cluster workers, signal handling, graceful drain).
+export { production, Production, type ProductionOptions, type ProductionSpanOptions, type ProductionAccessLogOptions, type ProductionProbeOptions } from "./production.js";
+export { accessLog, type AccessLogOptions } from "./observability/access-log.js";
+export { createBufferedLogger, isJsonLogger, parseLogLevel, type JsonLogger, type BufferedLoggerOptions } from "./observability/json-logger.js";
+export { createLogDestination, type LogDestination, type LogDestinationOptions } from "./observability/log-destination.js";
+export { redactHeaders, SECRET_HEADERS, REDACTED } from "./observability/redact.js";
+export { span, tracer, Tracer, ActiveSpan, getRequestSpan, type SpanRecord, type SpanSink, type SpanAttributeValue } from "./observability/span.js";
+export { parseTraceParent, formatTraceParent, type TraceParent } from "./observability/traceparent.js";
+export { HealthChecks, type HealthCheck, type HealthCheckOptions, type HealthChecksOptions, type HealthReport, type CheckOutcome, type CheckStatus } from "./probes/health-checks.js";
+export { probeRoutes, DEFAULT_PROBE_PATHS, type ProbeOptions, type ProbePaths } from "./probes/probe-routes.js";
+export { runService, type RunServiceOptions } from "./cli/run-service.js";
+export { installProcessHandlers, shutdownSignal, type ProcessHandlerOptions } from "./cli/process-handlers.js";
+export { runClusterPrimary, type ClusterOptions } from "./cli/cluster.js";
+export { parseServiceConfig, serviceHelp, type ServiceConfig } from "./cli/service-config.js";

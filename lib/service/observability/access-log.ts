@@ -1,0 +1,187 @@
+// The access-log layer: per request, the request id (x-request-id in and out), the server span
+// (W3C traceparent in and out) and one JSON line when the reply is ready:
+//   {"level":30,"time":…,"pid":…,"hostname":…,"service":…,"msg":"request completed",
+//    "req_id":…,"method":"GET","route":"/users/{id}","status":200,"duration_ms":0.412,
+//    "trace_id":…,"span_id":…,"parent_span_id"?:…,"error_id"?:…,"error_type"?:…}
+// `route` is the route pattern (bounded cardinality), null when no route matched.
+// With a JsonLogger the line is built by concatenating known-safe fields; other loggers get
+// the same fields through `logger.log`. Everything per route is computed once and cached.
+// Per-route override: `meta.config.accessLog` = false (no line) or a level name/number.
+import type { Context, MatchedRoute } from "../../core/context.js";
+import type { Logger, LogLevelName } from "../../util/logger.js";
+import { isStreamBody, type Reply } from "../../core/reply.js";
+import type { Layer, Next } from "../../core/route.js";
+import { compileRequestIdPolicy, type RequestIdOptions } from "../../util/request-id.js";
+import { isJsonLogger, parseLogLevel } from "./json-logger.js";
+import { newSpanId, newTraceId } from "./random-hex.js";
+import { redactHeaders, secretNameSet } from "./redact.js";
+import { RequestSpan, safeSink, setRequestSpan, type SpanRecord, type SpanRecorder, type SpanSink } from "./span.js";
+import { formatTraceParent, parseTraceParent, TRACEPARENT_HEADER } from "./traceparent.js";
+
+export interface AccessLogOptions {
+  /** Where lines go. A JsonLogger (createBufferedLogger) takes the fast path. */
+  logger: Logger;
+  /** Level of the per-request line (default info). */
+  level?: LogLevelName | number;
+  /** Write the per-request line (default true); false keeps ids and spans only. */
+  log?: boolean;
+  /** Request ids: options, or false to leave `ctx.requestId` alone (default on). */
+  requestId?: RequestIdOptions | false;
+  /** Server spans with W3C traceparent in and out (default true). */
+  trace?: boolean;
+  /** Let handlers open child spans (stores the span on the context; default true with trace). */
+  childSpans?: boolean;
+  /** Level of child-span lines (default info). */
+  childSpanLevel?: LogLevelName | number;
+  /** Receivers of finished spans (server and child), e.g. an OpenTelemetry exporter. */
+  onSpan?: SpanSink | readonly SpanSink[];
+  /** Log request headers as `req_headers` (secrets redacted): true for all, or a list of names. */
+  headers?: boolean | readonly string[];
+  /** Add the raw path (without query string) as `path` (default false: unbounded cardinality). */
+  path?: boolean;
+  /** Header names redacted when headers are logged (default SECRET_HEADERS). */
+  redact?: readonly string[];
+}
+
+interface RouteLogInfo {
+  /** The pattern as a JSON string literal. */
+  readonly json: string;
+  readonly pattern: string | null;
+  /** Line level for this route, or -1 for no line. */
+  readonly level: number;
+}
+
+const METHOD_JSON: Record<string, string> = Object.create(null);
+for (const m of ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"]) METHOD_JSON[m] = JSON.stringify(m);
+
+function levelOf(v: unknown, fallback: number): number {
+  if (v === false) return -1;
+  if (typeof v === "number" || typeof v === "string") return parseLogLevel(v);
+  return fallback;
+}
+
+function roundMs(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
+
+export function accessLog(options: AccessLogOptions): Layer {
+  const logger = options.logger;
+  const level = parseLogLevel(options.level ?? "info");
+  const writeLines = options.log !== false;
+  const idPolicy = options.requestId === false ? null : compileRequestIdPolicy(options.requestId ?? {});
+  const idHeader = idPolicy?.header ?? "";
+  const resolveId = idPolicy?.resolve;
+  const escapeId = idPolicy?.needsEscape ?? true;
+  const trace = options.trace ?? true;
+  const storeSpan = trace && (options.childSpans ?? true);
+  const sinks: readonly SpanSink[] = options.onSpan === undefined ? [] : typeof options.onSpan === "function" ? [options.onSpan] : options.onSpan;
+  const recorder: SpanRecorder = { logger, childLevel: parseLogLevel(options.childSpanLevel ?? "info"), sinks };
+  const fast = isJsonLogger(logger) ? logger : null;
+  const withPath = options.path === true;
+  const headerAllow = Array.isArray(options.headers) ? new Set((options.headers as readonly string[]).map((h) => h.toLowerCase())) : undefined;
+  const withHeaders = options.headers === true || headerAllow !== undefined;
+  const secrets = secretNameSet(options.redact);
+
+  const unmatched: RouteLogInfo = { json: "null", pattern: null, level };
+  const routeInfo = new Map<MatchedRoute, RouteLogInfo>();
+  const infoFor = (def: MatchedRoute | null): RouteLogInfo => {
+    if (def === null) return unmatched;
+    let info = routeInfo.get(def);
+    if (info === undefined) {
+      info = { json: JSON.stringify(def.pattern), pattern: def.pattern, level: levelOf(def.meta.config?.["accessLog"], level) };
+      routeInfo.set(def, info);
+    }
+    return info;
+  };
+
+  /** Write the line and feed the sinks; called once the reply (or the stream) is done. */
+  const record = (ctx: Context, reply: Reply, start: number, rs: RequestSpan | null): void => {
+    const info = infoFor(ctx.route);
+    const lineLevel = writeLines ? info.level : -1;
+    const logIt = lineLevel >= 0 && lineLevel >= logger.level;
+    if (!logIt && sinks.length === 0) return;
+    const durationMs = roundMs(performance.now() - start);
+    const id = ctx.requestId;
+    if (logIt) {
+      if (fast !== null) {
+        let line = fast.prefix(lineLevel) + ',"msg":"request completed"';
+        if (id !== "") line += ',"req_id":' + (escapeId ? JSON.stringify(id) : '"' + id + '"');
+        line += ',"method":' + (METHOD_JSON[ctx.method] ?? JSON.stringify(ctx.method)) + ',"route":' + info.json;
+        if (withPath) line += ',"path":' + JSON.stringify(ctx.path);
+        line += ',"status":' + reply.status + ',"duration_ms":' + durationMs;
+        if (rs !== null) {
+          line += ',"trace_id":"' + rs.traceId + '","span_id":"' + rs.spanId + '"';
+          if (rs.parentSpanId !== "") line += ',"parent_span_id":"' + rs.parentSpanId + '"';
+        }
+        if (reply.errorId !== "") {
+          line += ',"error_id":"' + reply.errorId + '"';
+          if (reply.error !== null) line += ',"error_type":' + JSON.stringify(reply.error.type);
+        }
+        if (withHeaders) line += ',"req_headers":' + JSON.stringify(redactHeaders(ctx.req.headers, secrets, headerAllow));
+        fast.writeLine(line + "}\n");
+      } else {
+        logger.log(lineLevel, "request completed", {
+          req_id: id || undefined,
+          method: ctx.method,
+          route: info.pattern,
+          path: withPath ? ctx.path : undefined,
+          status: reply.status,
+          duration_ms: durationMs,
+          trace_id: rs?.traceId,
+          span_id: rs?.spanId,
+          parent_span_id: rs === null || rs.parentSpanId === "" ? undefined : rs.parentSpanId,
+          error_id: reply.errorId || undefined,
+          error_type: reply.error?.type,
+          req_headers: withHeaders ? redactHeaders(ctx.req.headers, secrets, headerAllow) : undefined,
+        });
+      }
+    }
+    if (sinks.length > 0 && rs !== null) {
+      const attributes: Record<string, string | number> = { "http.request.method": ctx.method, "http.response.status_code": reply.status };
+      if (info.pattern !== null) attributes["http.route"] = info.pattern;
+      if (reply.errorId !== "") attributes["error_id"] = reply.errorId;
+      const span: SpanRecord = {
+        name: info.pattern === null ? ctx.method : ctx.method + " " + info.pattern,
+        kind: "server",
+        traceId: rs.traceId,
+        spanId: rs.spanId,
+        parentSpanId: rs.parentSpanId,
+        traceFlags: rs.traceFlags,
+        startTime: performance.timeOrigin + start,
+        durationMs,
+        status: reply.status >= 500 ? "error" : "ok",
+        requestId: id,
+        attributes,
+      };
+      for (const sink of sinks) safeSink(sink, span, logger);
+    }
+  };
+
+  const anyRecording = writeLines || sinks.length > 0;
+
+  return async function accessLogLayer(ctx: Context, next: Next): Promise<Reply> {
+    const start = performance.now();
+    if (resolveId !== undefined) ctx.requestId = resolveId(ctx.req.headers[idHeader]);
+    let rs: RequestSpan | null = null;
+    if (trace) {
+      const tp = parseTraceParent(ctx.req.headers[TRACEPARENT_HEADER]);
+      rs = tp === null
+        ? new RequestSpan(newTraceId(), newSpanId(), "", "01", recorder)
+        : new RequestSpan(tp.traceId, newSpanId(), tp.parentId, tp.flags, recorder);
+      if (storeSpan) setRequestSpan(ctx, rs);
+    }
+    const reply = await next(ctx);
+    if (resolveId !== undefined) reply.headers[idHeader] = ctx.requestId;
+    if (rs !== null) reply.headers[TRACEPARENT_HEADER] = formatTraceParent(rs.traceId, rs.spanId, rs.traceFlags);
+    if (anyRecording) {
+      const res = ctx.res;
+      if (res !== null && isStreamBody(reply.body)) {
+        // A streamed body: the span ends when the response does.
+        res.once("close", () => record(ctx, reply, start, rs));
+      } else {
+        record(ctx, reply, start, rs);
+      }
+    }
+    return reply;
+  };
+}
