@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { App, route, silentLogger, type ListeningServer } from "../../lib/index.js";
-import { apiKey, apiKeyDigest } from "../../lib/auth/api-key/api-key.js";
-import { authUser } from "../../lib/auth/jwt/jwt-layer.js";
+import { apiKey, apiKeyDigest } from "../../lib/auth/index.js";
+import { authUser } from "../../lib/auth/index.js";
 import { send } from "../support/http.js";
 
 const KEY_A = "key-a-0123456789abcdef0123456789";

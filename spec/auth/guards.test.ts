@@ -5,9 +5,9 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { App, route, silentLogger, type ListeningServer } from "../../lib/index.js";
 import { signJwt } from "../../lib/jose/index.js";
-import { jwt } from "../../lib/auth/jwt/jwt-layer.js";
-import { apiKey } from "../../lib/auth/api-key/api-key.js";
-import { requirePermission, requireRole } from "../../lib/auth/guards/guards.js";
+import { jwt } from "../../lib/auth/index.js";
+import { apiKey } from "../../lib/auth/index.js";
+import { requirePermission, requireRole } from "../../lib/auth/index.js";
 import { send } from "../support/http.js";
 
 const SECRET = "a-test-secret-that-is-at-least-32-bytes-long";
