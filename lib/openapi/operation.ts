@@ -7,7 +7,7 @@ import { schemaName, type JsonSchema } from "../schema/index.js";
 import { errorResponse, statusDescription } from "./error-schemas.js";
 import { inferPathParamSchema, paramOverrideSchema, type PathTemplate } from "./path-params.js";
 import type { SchemaCollector } from "./schema-collector.js";
-import { isNegotiatedRoute, NEGOTIATED_MEDIA_TYPES } from "../util/negotiated-route.js";
+import { isNegotiatedRoute, NEGOTIATED_MEDIA_TYPES } from "../shared/negotiated-route.js";
 import type { OpenApiOperation, OpenApiParameter, OpenApiRequestBody, OpenApiResponse } from "./types.js";
 
 /** Paths of the probes (added by the production baseline); untagged ones are tagged "health". */

@@ -13,7 +13,7 @@ import type { Writable } from "node:stream";
 import type { App } from "../core/app.js";
 import type { Logger, LogLevelName } from "../util/logger.js";
 import type { Layer, RouteDefinition } from "../core/route.js";
-import { compileRequestIdPolicy, requestId, type RequestIdOptions } from "../util/request-id.js";
+import { compileRequestIdPolicy, requestId, type RequestIdOptions } from "../shared/request-id.js";
 import { accessLog } from "./observability/access-log.js";
 import { createBufferedLogger, isJsonLogger } from "./observability/json-logger.js";
 import type { LogDestination } from "./observability/log-destination.js";

@@ -12,7 +12,7 @@ import { ApiError } from "../core/errors.js";
 import { JSON_TYPE, Reply, type HeaderValue } from "../core/reply.js";
 import type { Layer, RouteMeta } from "../core/route.js";
 import { JSON_MEDIA_TYPE, negotiateFormat, TOON_MEDIA_TYPE, type FormatChoice } from "./negotiate.js";
-import { isNegotiatedRoute, NEGOTIATED_MEDIA_TYPES } from "../util/negotiated-route.js";
+import { isNegotiatedRoute, NEGOTIATED_MEDIA_TYPES } from "../shared/negotiated-route.js";
 import { estimateTokens } from "./tokens.js";
 
 export { isNegotiatedRoute, NEGOTIATED_MEDIA_TYPES };

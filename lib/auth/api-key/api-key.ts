@@ -11,7 +11,7 @@ import type { Reply } from "../../core/reply.js";
 import type { Layer, Next } from "../../core/route.js";
 import { isHttpToken, isQuotableText } from "../../util/http-syntax.js";
 import type { JwtPayload } from "../../jose/index.js";
-import { AUTH_PRINCIPAL_KEY, isPublicRoute, setAnonymousPrincipal, type AuthPrincipal } from "../../util/principal.js";
+import { AUTH_PRINCIPAL_KEY, isPublicRoute, setAnonymousPrincipal, type AuthPrincipal } from "../../shared/principal.js";
 
 /** One accepted key: the key itself or its SHA-256 (hex), plus the claims its callers get. */
 export type ApiKeyEntry =

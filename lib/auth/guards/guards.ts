@@ -12,7 +12,7 @@ import type { Context } from "../../core/context.js";
 import { ApiError } from "../../core/errors.js";
 import { Extractor } from "../../core/extractor.js";
 import type { JwtPayload } from "../../jose/index.js";
-import { requirePrincipal, type AuthPrincipal } from "../../util/principal.js";
+import { requirePrincipal, type AuthPrincipal } from "../../shared/principal.js";
 
 /** A top-level claim name, or a path of names into nested objects. */
 export type ClaimPath = string | readonly string[];

@@ -23,7 +23,7 @@ import { DEFAULT_MAX_TOKEN_LENGTH } from "../../jose/index.js";
 import type { JwtPayload } from "../../jose/index.js";
 import { JwtError } from "../../jose/index.js";
 import { createJwtVerifier, type JwtVerifier, type JwtVerifierOptions } from "../../jose/index.js";
-import { AUTH_PRINCIPAL_KEY, isPublicRoute, requirePrincipal, setAnonymousPrincipal, type AuthPrincipal } from "../../util/principal.js";
+import { AUTH_PRINCIPAL_KEY, isPublicRoute, requirePrincipal, setAnonymousPrincipal, type AuthPrincipal } from "../../shared/principal.js";
 
 export interface JwtLayerSettings {
   /** `realm` in the WWW-Authenticate challenge (default "api"). No quotes or backslashes. */

@@ -24,7 +24,7 @@ import { createHash } from "node:crypto";
 import type { Context } from "../../core/context.js";
 import { Reply, type HeaderValue } from "../../core/reply.js";
 import type { Layer, Next } from "../../core/route.js";
-import { headerText, parseCacheControl, splitList } from "../../util/header-lists.js";
+import { headerText, parseCacheControl, splitList } from "../../shared/header-lists.js";
 import { MemoryStore, type MaybePromise, type Store } from "../../stores/index.js";
 
 export type CacheCredentials = "bypass" | "per-user" | "shared";

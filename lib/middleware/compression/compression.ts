@@ -22,7 +22,7 @@ import * as zlib from "node:zlib";
 import type { Context } from "../../core/context.js";
 import type { Reply } from "../../core/reply.js";
 import type { Layer, Next } from "../../core/route.js";
-import { appendVary, headerText, parseCacheControl, splitList } from "../../util/header-lists.js";
+import { appendVary, headerText, parseCacheControl, splitList } from "../../shared/header-lists.js";
 
 export type CompressionEncoding = "br" | "gzip" | "deflate";
 

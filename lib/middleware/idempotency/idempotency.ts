@@ -15,7 +15,7 @@
 // Across processes (a shared store), a duplicate whose original runs elsewhere polls the store
 // every `pollIntervalMs` for up to `waitTimeoutMs`, then gets 409.
 import { createHash } from "node:crypto";
-import { getAuthPrincipal } from "../../util/principal.js";
+import { getAuthPrincipal } from "../../shared/principal.js";
 import type { Context } from "../../core/context.js";
 import { ApiError } from "../../core/errors.js";
 import { Reply, type HeaderValue } from "../../core/reply.js";

@@ -18,7 +18,7 @@
 // refilled completely, so dropping it changes nothing. An evicted active bucket starts full again:
 // size `maxKeys` above the number of clients active within one refill period.
 import { createHash } from "node:crypto";
-import { getAuthPrincipal } from "../../util/principal.js";
+import { getAuthPrincipal } from "../../shared/principal.js";
 import type { Context } from "../../core/context.js";
 import { ApiError } from "../../core/errors.js";
 import type { Reply } from "../../core/reply.js";

@@ -11,7 +11,7 @@ import type { Context, MatchedRoute } from "../../core/context.js";
 import type { Logger, LogLevelName } from "../../util/logger.js";
 import { isStreamBody, type Reply } from "../../core/reply.js";
 import type { Layer, Next } from "../../core/route.js";
-import { compileRequestIdPolicy, type RequestIdOptions } from "../../util/request-id.js";
+import { compileRequestIdPolicy, type RequestIdOptions } from "../../shared/request-id.js";
 import { isJsonLogger, parseLogLevel } from "./json-logger.js";
 import { newSpanId, newTraceId } from "./random-hex.js";
 import { redactHeaders, secretNameSet } from "./redact.js";
