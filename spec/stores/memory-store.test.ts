@@ -1,7 +1,7 @@
 // MemoryStore: LRU by count and by bytes, TTL on an injected clock, atomic add/update, scans.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { MemoryStore } from "../../lib/middleware/index.js";
+import { MemoryStore } from "../../lib/stores/index.js";
 
 function clock(start = 1_000_000) {
   let t = start;
