@@ -2,7 +2,7 @@
 // fails at the call site instead of becoming a poison job) and a handler, either an async function
 // in this process or a module export run in a worker thread.
 import { compileSchema, type FieldError, type JsonSchema, type Static } from "../schema/index.js";
-import type { JobBackoffPolicy } from "../util/backoff.js";
+import type { JobBackoffPolicy } from "./job-backoff.js";
 import { threadModuleUrl, type JobThreadTarget } from "./thread-pool.js";
 
 export type JobHandler<P> = (payload: P, signal: AbortSignal) => unknown;

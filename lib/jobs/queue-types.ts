@@ -1,6 +1,6 @@
 // Options, statistics and health shapes of JobQueue.
 import type { Logger } from "../util/logger.js";
-import type { JobBackoffPolicy } from "../util/backoff.js";
+import type { JobBackoffPolicy } from "./job-backoff.js";
 import type { JobClock } from "./clock.js";
 import type { JobCounts } from "./job-record.js";
 import type { JobStore } from "./job-store.js";

@@ -3,11 +3,11 @@
 // worker threads, and a graceful drain for shutdown. Delivery is at least once: a job leaves the
 // store only after its handler finished, so a crash makes it run again (with a durable store).
 import { randomUUID } from "node:crypto";
-import { ApiError } from "../core/errors.js";
 import { createJsonLogger, LOG_LEVELS, type Logger } from "../util/logger.js";
-import { jobBackoffDelay, resolveJobBackoff, type JobBackoffPolicy } from "../util/backoff.js";
+import { jobBackoffDelay, resolveJobBackoff, type JobBackoffPolicy } from "./job-backoff.js";
 import { systemJobClock, type JobClock } from "./clock.js";
-import { JobDrainError, JobTimeoutError } from "./job-errors.js";
+import { registerJobErrorMapper } from "./job-error-mapper.js";
+import { JobDrainError, JobPayloadError, JobQueueClosedError, JobTimeoutError } from "./job-errors.js";
 import { describeJobError, toJobInfo, type JobInfo, type JobRecord } from "./job-record.js";
 import type { JobStore } from "./job-store.js";
 import { checkMaxAttempts, checkTimeout, type AnyJobType, type JobType } from "./job-type.js";
@@ -75,6 +75,7 @@ export class JobQueue {
   private finishedWhileDraining = 0;
 
   constructor(options: JobQueueOptions = {}) {
+    registerJobErrorMapper();
     this.store = options.store ?? new MemoryJobStore();
     this.concurrency = options.concurrency ?? DEFAULT_JOB_CONCURRENCY;
     if (!(Number.isInteger(this.concurrency) && this.concurrency >= 1 && this.concurrency <= 10_000)) throw new RangeError("job queue: concurrency must be an integer from 1 to 10000");
@@ -115,14 +116,15 @@ export class JobQueue {
 
   /**
    * Add a job; resolves to its id once the store has it. The payload is checked against the job
-   * type's schema first: a bad payload rejects with ApiError 422 (validation_error) and is not stored.
-   * Rejects with ApiError 503 once the queue is draining.
+   * type's schema first: a bad payload rejects with JobPayloadError (an HTTP 422 validation_error
+   * when it reaches the app) and is not stored. Rejects with JobQueueClosedError (503) once the
+   * queue is draining.
    */
   async enqueue<P>(job: JobType<P>, payload: NoInfer<P>, options: EnqueueOptions = {}): Promise<string> {
     this.refuseWhenStopping();
     if (this.types.get(job.name) !== (job as unknown)) throw new TypeError(`job queue: job type ${JSON.stringify(job.name)} is not registered with this queue`);
     const fields = job.validate(payload);
-    if (fields !== null) throw ApiError.validation(fields, `Invalid payload for job ${job.name}`);
+    if (fields !== null) throw new JobPayloadError(job.name, fields);
     let copy: unknown;
     try {
       const json = JSON.stringify(payload);
@@ -220,7 +222,7 @@ export class JobQueue {
   }
 
   private refuseWhenStopping(): void {
-    if (this.phase === "draining" || this.phase === "stopped") throw ApiError.serviceUnavailable("The job queue is shutting down");
+    if (this.phase === "draining" || this.phase === "stopped") throw new JobQueueClosedError();
   }
 
   /** Look for work; coalesces calls made while a look is in progress. */

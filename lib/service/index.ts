@@ -1,9 +1,9 @@
 // keel/service: running in production. The baseline layer (request ids, spans, access logs,
 // probes), the buffered JSON logger, health checks, and runService() for the process around it
 // (flags and environment, cluster workers, signal handling, graceful drain).
-export { production, Production, type ProductionOptions, type ProductionSpanOptions, type ProductionAccessLogOptions, type ProductionProbeOptions } from "./production.js";
+export { production, type Production, type ProductionOptions, type ProductionSpanOptions, type ProductionAccessLogOptions, type ProductionProbeOptions } from "./production.js";
 export { accessLog, type AccessLogOptions } from "./observability/access-log.js";
-export { createBufferedLogger, isJsonLogger, parseLogLevel, type JsonLogger, type BufferedLoggerOptions } from "./observability/json-logger.js";
+export { createBufferedLogger, isJsonLogger, parseLogLevel, type JsonLogger, type BufferedLogger, type BufferedLoggerOptions } from "./observability/json-logger.js";
 export { createLogDestination, type LogDestination, type LogDestinationOptions } from "./observability/log-destination.js";
 export { redactHeaders, SECRET_HEADERS, REDACTED } from "./observability/redact.js";
 export { span, tracer, Tracer, ActiveSpan, getRequestSpan, type SpanRecord, type SpanSink, type SpanAttributeValue } from "./observability/span.js";

@@ -8,14 +8,15 @@
 //   prod.register(app);                       // first, so its layer is the outermost
 //   app.routes(...);
 //
-// Ids, spans and the access line share one layer, so the whole baseline costs one layer.
+// production() builds the parts in order (logger, checks, layer, probe routes) and returns them
+// with register(). Ids, spans and the access line share one layer: the baseline costs one layer.
 import type { Writable } from "node:stream";
 import type { App } from "../core/app.js";
-import type { Logger, LogLevelName } from "../util/logger.js";
+import { isJsonLogger, type Logger, type LogLevelName } from "../util/logger.js";
 import type { Layer, RouteDefinition } from "../core/route.js";
-import { compileRequestIdPolicy, requestId, type RequestIdOptions } from "../shared/request-id.js";
+import { requestId, type RequestIdOptions } from "../shared/request-id.js";
 import { accessLog } from "./observability/access-log.js";
-import { createBufferedLogger, isJsonLogger } from "./observability/json-logger.js";
+import { createBufferedLogger } from "./observability/json-logger.js";
 import type { LogDestination } from "./observability/log-destination.js";
 import type { SpanSink } from "./observability/span.js";
 import { HealthChecks, type HealthCheck, type HealthCheckOptions } from "./probes/health-checks.js";
@@ -78,12 +79,21 @@ export interface ProductionOptions {
   checkCacheMs?: number;
 }
 
+/** The part's options when switched on (true or an object), null when switched off. */
 function enabled<T extends object>(v: boolean | T | undefined): T | null {
   if (v === false) return null;
   return v === undefined || v === true ? ({} as T) : v;
 }
 
-export class Production {
+/** The object without its undefined properties (optional options under exactOptionalPropertyTypes). */
+function defined<T extends object>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
+  return out as { [K in keyof T]?: Exclude<T[K], undefined> };
+}
+
+/** What production() built, and how to install it on an app. */
+export interface Production {
   readonly service: string;
   readonly version: string | undefined;
   readonly logger: Logger;
@@ -91,100 +101,90 @@ export class Production {
   /** The layers to install, outermost first (at most one). */
   readonly layers: readonly Layer[];
   readonly routes: readonly RouteDefinition[];
-  private readonly installLogger: boolean;
-  private readonly registered = new WeakSet<App>();
-
-  constructor(options: ProductionOptions) {
-    if (typeof options.service !== "string" || options.service === "") throw new TypeError("production(): service must be a non-empty string");
-    this.service = options.service;
-    this.version = options.version;
-    this.installLogger = options.installLogger ?? true;
-    this.logger =
-      options.logger ??
-      createBufferedLogger({
-        level: options.level ?? "info",
-        ...(options.destination === undefined ? {} : { destination: options.destination }),
-        base: options.version === undefined ? { service: options.service } : { service: options.service, version: options.version },
-      });
-    this.checks = new HealthChecks({
-      logger: this.logger,
-      ...(options.checkTimeoutMs === undefined ? {} : { timeoutMs: options.checkTimeoutMs }),
-      ...(options.checkCacheMs === undefined ? {} : { cacheMs: options.checkCacheMs }),
-    });
-    for (const [name, fn] of Object.entries(options.checks ?? {})) this.checks.add(name, fn);
-
-    const ids = enabled<RequestIdOptions>(options.requestId);
-    const spans = enabled<ProductionSpanOptions>(options.spans);
-    const log = enabled<ProductionAccessLogOptions>(options.accessLog);
-    const layers: Layer[] = [];
-    if (spans !== null || log !== null) {
-      layers.push(
-        accessLog({
-          logger: this.logger,
-          log: log !== null,
-          requestId: ids ?? false,
-          trace: spans !== null,
-          ...(spans?.childSpans === undefined ? {} : { childSpans: spans.childSpans }),
-          ...(spans?.childSpanLevel === undefined ? {} : { childSpanLevel: spans.childSpanLevel }),
-          ...(spans?.onSpan === undefined ? {} : { onSpan: spans.onSpan }),
-          ...(log?.level === undefined ? {} : { level: log.level }),
-          ...(log?.headers === undefined ? {} : { headers: log.headers }),
-          ...(log?.path === undefined ? {} : { path: log.path }),
-        }),
-      );
-    } else if (ids !== null) {
-      compileRequestIdPolicy(ids); // validate options now, as the other branch does
-      layers.push(requestId(ids));
-    }
-    this.layers = layers;
-
-    const probes = enabled<ProductionProbeOptions>(options.probes);
-    this.routes =
-      probes === null
-        ? []
-        : probeRoutes({
-            service: options.service,
-            checks: this.checks,
-            ...(options.version === undefined ? {} : { version: options.version }),
-            ...(probes.paths === undefined ? {} : { paths: probes.paths }),
-            ...(probes.tag === undefined ? {} : { tag: probes.tag }),
-            ...(probes.accessLog === undefined ? {} : { accessLog: probes.accessLog }),
-          });
-  }
-
   /** Add a readiness/health check (run concurrently with the others, with a timeout). */
-  check(name: string, fn: HealthCheck, options?: HealthCheckOptions): this {
-    this.checks.add(name, fn, options);
-    return this;
-  }
-
+  check(name: string, fn: HealthCheck, options?: HealthCheckOptions): Production;
   /**
    * Install on an app: the layer (appended: register before other global layers so it is the
    * outermost), the probe routes, the logger (unless installLogger is false) and a shutdown
    * hook that flushes the log. Registering twice on the same app throws.
    */
-  register(app: App): App {
-    if (this.registered.has(app)) throw new Error("production(): already registered on this app");
-    this.registered.add(app);
-    if (this.installLogger) app.runtime.logger = this.logger;
-    for (const layer of this.layers) app.layer(layer);
-    if (this.routes.length > 0) app.routes(this.routes);
-    app.onShutdown(() => this.flush());
-    return app;
-  }
-
+  register(app: App): App;
   /** True once `register(app)` ran for this app. */
-  isRegistered(app: App): boolean {
-    return this.registered.has(app);
-  }
-
-  /** Wait until every queued log line is written (a no-op for other loggers). */
-  flush(): Promise<void> {
-    return isJsonLogger(this.logger) ? this.logger.flush() : Promise.resolve();
-  }
+  isRegistered(app: App): boolean;
+  /** Wait until every queued log line is written (a no-op for loggers without a buffer). */
+  flush(): Promise<void>;
 }
 
 /** The production baseline. See ProductionOptions for what can be switched off or configured. */
 export function production(options: ProductionOptions): Production {
-  return new Production(options);
+  const { service, version } = options;
+  if (typeof service !== "string" || service === "") throw new TypeError("production(): service must be a non-empty string");
+
+  // 1. The logger every part writes through.
+  const logger =
+    options.logger ??
+    createBufferedLogger({
+      level: options.level ?? "info",
+      base: version === undefined ? { service } : { service, version },
+      ...defined({ destination: options.destination }),
+    });
+
+  // 2. The readiness/health checks behind the probes.
+  const checks = new HealthChecks({ logger, ...defined({ timeoutMs: options.checkTimeoutMs, cacheMs: options.checkCacheMs }) });
+  for (const [name, fn] of Object.entries(options.checks ?? {})) checks.add(name, fn);
+
+  // 3. The layer: ids, spans and the access line in one access-log layer, or the ids alone.
+  const ids = enabled<RequestIdOptions>(options.requestId);
+  const spans = enabled<ProductionSpanOptions>(options.spans);
+  const access = enabled<ProductionAccessLogOptions>(options.accessLog);
+  const layers: Layer[] = [];
+  if (spans !== null || access !== null) {
+    layers.push(
+      accessLog({
+        logger,
+        log: access !== null,
+        requestId: ids ?? false,
+        trace: spans !== null,
+        ...defined({ childSpans: spans?.childSpans, childSpanLevel: spans?.childSpanLevel, onSpan: spans?.onSpan }),
+        ...defined({ level: access?.level, headers: access?.headers, path: access?.path }),
+      }),
+    );
+  } else if (ids !== null) {
+    layers.push(requestId(ids));
+  }
+
+  // 4. The probe routes.
+  const probes = enabled<ProductionProbeOptions>(options.probes);
+  const routes =
+    probes === null
+      ? []
+      : probeRoutes({ service, checks, ...defined({ version, paths: probes.paths, tag: probes.tag, accessLog: probes.accessLog }) });
+
+  // 5. Installing it all on an app.
+  const installLogger = options.installLogger ?? true;
+  const registered = new WeakSet<App>();
+  const prod: Production = {
+    service,
+    version,
+    logger,
+    checks,
+    layers,
+    routes,
+    check(name, fn, checkOptions) {
+      checks.add(name, fn, checkOptions);
+      return prod;
+    },
+    register(app) {
+      if (registered.has(app)) throw new Error("production(): already registered on this app");
+      registered.add(app);
+      if (installLogger) app.runtime.logger = logger;
+      for (const layer of layers) app.layer(layer);
+      if (routes.length > 0) app.routes(routes);
+      app.onShutdown(() => prod.flush());
+      return app;
+    },
+    isRegistered: (app) => registered.has(app),
+    flush: () => (isJsonLogger(logger) ? logger.flush() : Promise.resolve()),
+  };
+  return prod;
 }

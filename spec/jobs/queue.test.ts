@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ApiError, t } from "../../lib/index.js";
-import { JobQueue, JobTimeoutError, ManualJobClock, defineJob, type JobQueueOptions } from "../../lib/jobs/index.js";
+import { t } from "../../lib/index.js";
+import { JobPayloadError, JobQueue, JobQueueClosedError, JobTimeoutError, ManualJobClock, defineJob, type JobQueueOptions } from "../../lib/jobs/index.js";
 import { captureLogger } from "../support/capture-logger.js";
 
 function gate(): { promise: Promise<void>; open(): void; fail(err: Error): void } {
@@ -59,18 +59,19 @@ test("no more than `concurrency` handlers run at once, and every job runs", asyn
   await queue.drain(0);
 });
 
-test("a payload that fails its schema is refused at enqueue with a 422 and never stored", async () => {
+test("a payload that fails its schema is refused at enqueue with a JobPayloadError naming the fields, and never stored", async () => {
   const clock = new ManualJobClock();
   const job = defineJob({ name: "mail", payload: t.object({ to: t.string({ email: true }), retries: t.u8() }), handler: () => undefined });
   const queue = queueWith({ clock, jobs: [job] });
   await assert.rejects(
     queue.enqueue(job, { to: "not-an-email", retries: 1000 }),
     (err: unknown) => {
-      assert.ok(err instanceof ApiError);
-      assert.equal(err.status, 422);
-      assert.equal(err.type, "validation_error");
-      const fields = (err.fields ?? []).map((f) => f.field).sort();
+      assert.ok(err instanceof JobPayloadError);
+      assert.equal(err.jobType, "mail");
+      assert.equal(err.message, "Invalid payload for job mail");
+      const fields = err.fields.map((f) => f.field).sort();
       assert.deepEqual(fields, ["retries", "to"]);
+      for (const f of err.fields) assert.ok(typeof f.code === "string" && typeof f.message === "string");
       return true;
     },
   );
@@ -81,6 +82,18 @@ test("a payload that fails its schema is refused at enqueue with a 422 and never
   assert.match(id, /^job_[0-9a-f]{32}$/);
   assert.equal((await queue.getJob(id))?.state, "pending");
   await queue.drain(0);
+});
+
+test("a draining or stopped queue refuses enqueue and dead-letter retries with a JobQueueClosedError", async () => {
+  const clock = new ManualJobClock();
+  const job = defineJob({ name: "late", payload: t.object({}), handler: () => undefined });
+  const queue = queueWith({ clock, jobs: [job] });
+  await queue.start();
+  const draining = queue.drain(0);
+  await assert.rejects(queue.enqueue(job, {}), (err: unknown) => err instanceof JobQueueClosedError && err.message === "The job queue is shutting down");
+  await draining;
+  await assert.rejects(queue.enqueue(job, {}), JobQueueClosedError);
+  await assert.rejects(queue.retryDead("job_x"), JobQueueClosedError);
 });
 
 test("enqueue refuses unregistered job types and bad options", async () => {

@@ -6,6 +6,7 @@ import { after, before, describe, it } from "node:test";
 import { Readable } from "node:stream";
 import { ApiError, App, reply, route, silentLogger, stream, text, type ListeningServer } from "../../lib/index.js";
 import { backoffDelay, retry } from "../../lib/middleware/index.js";
+import { jobBackoffDelay } from "../../lib/jobs/index.js";
 import { send } from "../support/http.js";
 
 describe("retry over a real socket", () => {
@@ -132,6 +133,21 @@ describe("backoffDelay", () => {
     assert.equal(backoffDelay(1, 100, 1000, () => 0.999), 99);
     assert.equal(backoffDelay(3, 100, 1000, () => 0.999), 399);
     assert.equal(backoffDelay(10, 100, 1000, () => 0.999), 999);
+  });
+
+  it("keeps within range when the random source misbehaves", () => {
+    assert.equal(backoffDelay(2, 100, 1000, () => 1), 0);
+    assert.equal(backoffDelay(2, 100, 1000, () => -0.5), 0);
+    assert.equal(backoffDelay(2, 100, 1000, () => Number.NaN), 0);
+  });
+
+  it("is the job queue's full-jitter backoff with factor 2 (one implementation)", () => {
+    const policy = { baseMs: 100, factor: 2, maxMs: 1000 };
+    for (const attempt of [1, 2, 3, 4, 5, 8]) {
+      for (const r of [0, 0.25, 0.5, 0.999]) {
+        assert.equal(backoffDelay(attempt, 100, 1000, () => r), jobBackoffDelay(attempt, policy, () => r), `attempt ${attempt}, r ${r}`);
+      }
+    }
   });
 
   it("validates its settings", () => {

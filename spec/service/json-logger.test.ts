@@ -5,7 +5,7 @@ import { Writable } from "node:stream";
 import { describe, it } from "node:test";
 import { createBufferedLogger, isJsonLogger, parseLogLevel } from "../../lib/service/index.js";
 import { REDACTED, redactHeaders } from "../../lib/service/index.js";
-import { silentLogger } from "../../lib/index.js";
+import { createJsonLogger, silentLogger } from "../../lib/index.js";
 
 function collector(): Writable & { text(): string } {
   let buf = "";
@@ -102,6 +102,58 @@ describe("createBufferedLogger", () => {
   it("is recognised as a JsonLogger (the access log's fast path); core loggers are not", () => {
     assert.equal(isJsonLogger(createBufferedLogger({ destination: collector() })), true);
     assert.equal(isJsonLogger(silentLogger), false);
+  });
+});
+
+describe("createJsonLogger (the kernel's logger) and createBufferedLogger are one logger", () => {
+  const lines = (text: string): Array<Record<string, unknown>> =>
+    text
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const withoutTime = (line: string): string => line.replace(/"time":\d+/, '"time":0');
+
+  it("both build the same line, byte for byte, for the same record", async () => {
+    const out = collector();
+    const buffered = createBufferedLogger({ destination: out, base: { service: "svc" }, processFields: false, redact: [] });
+    let kernelText = "";
+    const kernel = createJsonLogger({ base: { service: "svc" }, write: (l) => void (kernelText += l) });
+    const err = new RangeError("r");
+    const record = (l: { log(level: number, msg: string, fields?: Record<string, unknown>): void }): void => {
+      l.log(40, "warned", { a: 1, err, big: 2n, nested: { list: [1, "x"] } });
+      l.log(30, "no fields");
+    };
+    record(buffered);
+    record(kernel);
+    await buffered.flush();
+    assert.equal(withoutTime(kernelText), withoutTime(out.text()));
+    assert.match(kernelText, /^\{"level":40,"time":\d+,"service":"svc","msg":"warned","a":1,"err":\{"type":"RangeError","message":"r","stack":/);
+  });
+
+  it("the kernel's logger: pino fields without pid/hostname, level threshold, errors serialized, nothing redacted unless asked", () => {
+    let text = "";
+    const logger = createJsonLogger({ level: "warn", write: (l) => void (text += l) });
+    logger.log(30, "dropped");
+    logger.log(50, "failed", { authorization: "Bearer t", err: new Error("x") });
+    const [rec, ...rest] = lines(text);
+    assert.equal(rest.length, 0);
+    assert.deepEqual(Object.keys(rec!), ["level", "time", "msg", "authorization", "err"]);
+    assert.equal(rec!["authorization"], "Bearer t");
+    assert.equal((rec!["err"] as { message: string }).message, "x");
+
+    text = "";
+    const redacting = createJsonLogger({ redact: ["Authorization"], write: (l) => void (text += l) });
+    redacting.log(30, "r", { headers: { authorization: "Bearer t" } });
+    assert.deepEqual(lines(text)[0]!["headers"], { authorization: REDACTED });
+  });
+
+  it("is a JsonLogger (the access log's fast path) whose flush resolves at once; write and sink exclude each other", async () => {
+    const logger = createJsonLogger({ write: () => undefined });
+    assert.ok(isJsonLogger(logger));
+    await logger.flush();
+    logger.flushSync();
+    assert.throws(() => createJsonLogger({ write: () => undefined, sink: { write: () => undefined } }), TypeError);
+    assert.throws(() => createJsonLogger({ level: "loud" as never }), RangeError);
   });
 });
 

@@ -13,6 +13,7 @@
 import type { Context } from "../../core/context.js";
 import { isStreamBody, type Reply } from "../../core/reply.js";
 import type { Layer, Next } from "../../core/route.js";
+import { fullJitterDelay, type BackoffPolicy } from "../../util/backoff.js";
 
 export interface RetryOptions {
   /** Runs in total, the first included (default 3). */
@@ -50,10 +51,9 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** The full-jitter delay before retry number `attempt` (1 for the first retry). */
+/** The full-jitter delay before retry number `attempt` (1 for the first retry): uniform in [0, min(max, base * 2^(attempt-1))). */
 export function backoffDelay(attempt: number, baseDelayMs: number, maxDelayMs: number, random: () => number): number {
-  const cap = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
-  return Math.floor(random() * cap);
+  return fullJitterDelay(attempt, { baseMs: baseDelayMs, factor: 2, maxMs: maxDelayMs }, random);
 }
 
 export function retry(options: RetryOptions = {}): Layer {
@@ -71,6 +71,7 @@ export function retry(options: RetryOptions = {}): Layer {
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? abortableSleep;
   const onRetry = options.onRetry;
+  const policy: BackoffPolicy = { baseMs: base, factor: 2, maxMs: maxDelay };
 
   const retryable = (reply: Reply): boolean =>
     !isStreamBody(reply.body) && reply.headers["retry-after"] === undefined && test(reply);
@@ -84,7 +85,7 @@ export function retry(options: RetryOptions = {}): Layer {
   const again = async (ctx: Context, next: Next, first: Reply, start: number): Promise<Reply> => {
     let reply = first;
     for (let attempt = 1; attempt < maxAttempts; attempt++) {
-      const delay = backoffDelay(attempt, base, maxDelay, random);
+      const delay = fullJitterDelay(attempt, policy, random);
       if (now() - start + delay > budget) return reply;
       const signal = ctx.signal;
       if (signal.aborted) return reply;

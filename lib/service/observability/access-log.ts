@@ -4,22 +4,22 @@
 //    "req_id":…,"method":"GET","route":"/users/{id}","status":200,"duration_ms":0.412,
 //    "trace_id":…,"span_id":…,"parent_span_id"?:…,"error_id"?:…,"error_type"?:…}
 // `route` is the route pattern (bounded cardinality), null when no route matched.
-// With a JsonLogger the line is built by concatenating known-safe fields; other loggers get
-// the same fields through `logger.log`. Everything per route is computed once and cached.
+// With a JsonLogger (createJsonLogger, createBufferedLogger) the line is built by concatenating
+// known-safe fields onto its prefix; other loggers get the same fields through `logger.log`.
+// Everything per route is computed once and cached.
 // Per-route override: `meta.config.accessLog` = false (no line) or a level name/number.
 import type { Context, MatchedRoute } from "../../core/context.js";
-import type { Logger, LogLevelName } from "../../util/logger.js";
+import { isJsonLogger, parseLogLevel, type Logger, type LogLevelName } from "../../util/logger.js";
 import { isStreamBody, type Reply } from "../../core/reply.js";
 import type { Layer, Next } from "../../core/route.js";
 import { compileRequestIdPolicy, type RequestIdOptions } from "../../shared/request-id.js";
-import { isJsonLogger, parseLogLevel } from "./json-logger.js";
 import { newSpanId, newTraceId } from "./random-hex.js";
 import { redactHeaders, secretNameSet } from "./redact.js";
 import { RequestSpan, safeSink, setRequestSpan, type SpanRecord, type SpanRecorder, type SpanSink } from "./span.js";
 import { formatTraceParent, parseTraceParent, TRACEPARENT_HEADER } from "./traceparent.js";
 
 export interface AccessLogOptions {
-  /** Where lines go. A JsonLogger (createBufferedLogger) takes the fast path. */
+  /** Where lines go. A JsonLogger (createJsonLogger, createBufferedLogger) takes the fast path. */
   logger: Logger;
   /** Level of the per-request line (default info). */
   level?: LogLevelName | number;

@@ -1,7 +1,9 @@
 // Secrets never reach the log: header values under these names (in any object, at any depth,
-// case-insensitive) are replaced by "[Redacted]" wherever headers are logged.
+// case-insensitive) are replaced by "[Redacted]" wherever headers are logged. The logger's
+// replacer (lib/util/logger.ts) does the redacting inside log lines; this file names the secrets.
+import { REDACTED } from "../../util/logger.js";
 
-export const REDACTED = "[Redacted]";
+export { REDACTED };
 
 /** Header names whose values are secrets (lowercase). */
 export const SECRET_HEADERS: readonly string[] = [
@@ -39,20 +41,4 @@ export function redactHeaders(
     out[key] = secrets.has(key) ? REDACTED : Array.isArray(v) ? v.slice() : v;
   }
   return out;
-}
-
-/**
- * A JSON.stringify replacer that redacts secret-named keys at any depth and turns Error objects
- * into `{ type, message, stack }` (pino's `err` shape) instead of `{}`.
- */
-export function redactingReplacer(secrets: ReadonlySet<string> = DEFAULT_SECRETS): (key: string, value: unknown) => unknown {
-  return function replace(key, value) {
-    if (key !== "" && secrets.has(key.toLowerCase()) && value !== undefined) return REDACTED;
-    if (value instanceof Error) {
-      const e = value as Error & { code?: unknown };
-      return { type: e.name, message: e.message, stack: e.stack, ...(e.code === undefined ? {} : { code: e.code }) };
-    }
-    if (typeof value === "bigint") return value.toString();
-    return value;
-  };
 }
