@@ -8,7 +8,7 @@
 // through JSON.stringify (valid JS string/number literals); RegExps, format checks, defaults and
 // closures are passed in the constants array `c`.
 import { setOwn, coercerFor } from "./coerce.js";
-import type { CompileContext } from "./compile-context.js";
+import type { NodeCompiler } from "./schema-node.js";
 import { canonicalKey, jsonEqual } from "./json-equal.js";
 import { codePointLength, isMultipleOf } from "./keywords-value.js";
 import { defaultMessages as M, requiredMessage, schemaMessage } from "./messages.js";
@@ -81,7 +81,7 @@ class Generator {
   readonly out: string[] = [];
   #names = 0;
 
-  constructor(readonly cc: CompileContext, readonly base: string) {}
+  constructor(readonly cc: NodeCompiler, readonly base: string) {}
 
   const(value: unknown): string {
     this.consts.push(value);
@@ -333,7 +333,7 @@ const helpers = {
  * twin, built on first use. Each generated function has its own call-site feedback, so many schemas
  * in one app do not make each other's calls megamorphic (a shared wrapper closure would).
  */
-export function generateCheck(schema: SchemaObject, base: string, cc: CompileContext, annotating: () => Check): GeneratedCheck | null {
+export function generateCheck(schema: SchemaObject, base: string, cc: NodeCompiler, annotating: () => Check): GeneratedCheck | null {
   const gen = new Generator(cc, base);
   gen.node(schema, "v", [], 0);
   const body = `"use strict";\nlet twin = null;\nreturn function keelValidate(v, s, ev) {\n` +

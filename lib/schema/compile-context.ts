@@ -1,6 +1,7 @@
 // Closure compiler core: turns each schema object into one `Check` function, once, with a cache
 // keyed by the schema object (so `$ref` cycles compile to a loop, never to infinite recursion).
-// Keyword families live in keywords-*.ts and add their checks to a node through `SchemaNode`.
+// Keyword families live in keywords-*.ts and add their checks to a node through `SchemaNode`
+// (schema-node.ts).
 import { refTarget } from "./builder.js";
 import { generateCheck, isGeneratable } from "./codegen.js";
 import { schemaFormats } from "./formats.js";
@@ -8,60 +9,12 @@ import { addArrayKeywords } from "./keywords-array.js";
 import { addApplicatorKeywords, addUnevaluatedKeywords } from "./keywords-applicator.js";
 import { addObjectKeywords } from "./keywords-object.js";
 import { addValueKeywords } from "./keywords-value.js";
-import { schemaMessage } from "./messages.js";
+import { isSchemaObject, SchemaNode, type CompilerSettings, type NodeCompiler, type SchemaObject } from "./schema-node.js";
 import { anonymousBase, splitRef, type ResolvedSchema, type SchemaRegistry } from "./registry.js";
 import { mergeEvaluated, newEvaluated, type Check, type Evaluated, type ValidationState } from "./state.js";
 import type { JsonSchema } from "./types.js";
 
-export type SchemaObject = { readonly [k: string]: unknown };
-
-export interface CompilerSettings {
-  coerce: boolean;
-  useDefaults: boolean;
-  codegen: boolean;
-  assertFormats: boolean;
-  components: Readonly<Record<string, JsonSchema>> | undefined;
-}
-
 const VALIDATION_VOCAB = "https://json-schema.org/draft/2020-12/vocab/validation";
-
-export function isSchemaObject(v: unknown): v is SchemaObject {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-/** What a keyword family sees while compiling one schema object. */
-export class SchemaNode {
-  /** Checks run in order after the type check. */
-  readonly checks: Check[] = [];
-  /** `unevaluatedProperties`/`unevaluatedItems`: run last, with what the others evaluated. */
-  readonly unevaluated: Check[] = [];
-  typeCheck: Check | null = null;
-
-  constructor(
-    readonly schema: SchemaObject,
-    readonly base: string,
-    readonly cc: CompileContext,
-    /** false when the dialect's meta-schema leaves out the validation vocabulary. */
-    readonly validation: boolean,
-  ) {
-  }
-
-  /** The message for a failed rule: `x-messages[code]`, else `x-message`, else the default. */
-  message(code: string, fallback: string): string {
-    return schemaMessage(this.schema, code, fallback);
-  }
-
-  /** Compiles a subschema found under this node. */
-  sub(schema: unknown): Check {
-    return this.cc.compile(schema, this.base, this.validation);
-  }
-
-  /** Resolves and compiles a `$ref` value. */
-  ref(value: string): { check: Check; base: string; schema: JsonSchema } {
-    const target = this.cc.resolveRef(this.schema, value, this.base);
-    return { check: this.cc.compile(target.schema, target.base, this.validation), base: target.base, schema: target.schema };
-  }
-}
 
 const alwaysValid: Check = () => true;
 const neverValid: Check = (_v, s) => {
@@ -69,7 +22,7 @@ const neverValid: Check = (_v, s) => {
   return false;
 };
 
-export class CompileContext {
+export class CompileContext implements NodeCompiler {
   /** Set when any `$dynamicRef` is compiled: only then do resources track the dynamic scope. */
   dynamic = false;
   readonly #cache = new Map<object, { fn: Check | null }>();

@@ -11,7 +11,8 @@
 import { collectAsyncSites, runAsyncRules } from "./async-rules.js";
 import { schemaName } from "./builder.js";
 import { coercerFor } from "./coerce.js";
-import { CompileContext, isSchemaObject } from "./compile-context.js";
+import { CompileContext } from "./compile-context.js";
+import { isSchemaObject } from "./schema-node.js";
 import { anonymousBase, SchemaRegistry, splitRef } from "./registry.js";
 import { ValidationState, type Check } from "./state.js";
 import type { AsyncRuleAdapters, CompiledSchema, CompileOptions, FieldError, JsonSchema, Static } from "./types.js";

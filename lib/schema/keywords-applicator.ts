@@ -1,6 +1,6 @@
 // In-place applicators ($ref, $dynamicRef, allOf, anyOf, oneOf, not, if/then/else) and the
 // unevaluated* keywords, which see what the others evaluated through `Evaluated`.
-import { isSchemaObject, type SchemaNode } from "./compile-context.js";
+import { isSchemaObject, type SchemaNode } from "./schema-node.js";
 import { splitRef } from "./registry.js";
 import { mergeEvaluated, newEvaluated, type Check, type Evaluated, type ValidationState } from "./state.js";
 

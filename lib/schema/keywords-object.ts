@@ -1,7 +1,7 @@
 // Object keywords: properties/patternProperties/additionalProperties (one pass), required,
 // dependentRequired, dependentSchemas, propertyNames, min/maxProperties, and `default` filling.
 import { coercerFor, setOwn, type Coercer } from "./coerce.js";
-import { isSchemaObject, type SchemaNode } from "./compile-context.js";
+import { isSchemaObject, type SchemaNode } from "./schema-node.js";
 import { defaultMessages as M, requiredMessage } from "./messages.js";
 import type { Check, Evaluated } from "./state.js";
 

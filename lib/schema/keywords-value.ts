@@ -1,6 +1,6 @@
 // Validation-vocabulary keywords on single values: type, const, enum, string and number rules,
 // and format. Field codes: type, enum, length, regex, range, email, format, multipleOf.
-import type { SchemaNode } from "./compile-context.js";
+import type { SchemaNode } from "./schema-node.js";
 import { jsonEqual } from "./json-equal.js";
 import { defaultMessages as M } from "./messages.js";
 

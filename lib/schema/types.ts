@@ -2,8 +2,9 @@
 // `t` schemas, field errors and the compiled-validator contract.
 import type { SchemaRegistry } from "./registry.js";
 
-/** Any JSON Schema 2020-12 document or subschema (objects and the boolean schemas). */
-export type JsonSchema = boolean | { readonly [k: string]: unknown };
+import type { JsonSchema } from "./json-schema.js";
+
+export type { JsonSchema };
 
 /** Phantom key: exists only in types, never on the runtime object. */
 export declare const kStatic: unique symbol;

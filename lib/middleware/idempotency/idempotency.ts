@@ -20,7 +20,7 @@ import type { Context } from "../../core/context.js";
 import { ApiError } from "../../core/errors.js";
 import { Reply, type HeaderValue } from "../../core/reply.js";
 import type { Layer, Next } from "../../core/route.js";
-import { clientAddressResolver, type TrustProxyOptions } from "../client-ip/client-ip.js";
+import { clientAddressResolver, type TrustProxyOptions } from "../client-ip/index.js";
 import { MemoryStore, type Store } from "../../stores/index.js";
 
 export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";

@@ -23,7 +23,7 @@ import type { Context } from "../../core/context.js";
 import { ApiError } from "../../core/errors.js";
 import type { Reply } from "../../core/reply.js";
 import type { Layer, Next } from "../../core/route.js";
-import { clientAddressResolver, ipv6Network, type TrustProxyOptions } from "../client-ip/client-ip.js";
+import { clientAddressResolver, ipv6Network, type TrustProxyOptions } from "../client-ip/index.js";
 import { isPromise } from "../../util/is-promise.js";
 import { MemoryStore, type Store, type StoreSetOptions } from "../../stores/index.js";
 
