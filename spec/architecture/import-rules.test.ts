@@ -7,12 +7,14 @@
 //   5. lib/shared and lib/index.ts import only the kernel (shared also itself);
 //   6. a feature (any other top-level folder; each subfolder of auth/ and middleware/) imports
 //      the kernel, util, shared, its own files, and other features only through their index.ts;
-//   7. lib/sample imports entry points only, and nothing imports lib/sample.
+//   7. lib/sample imports entry points only, and nothing imports lib/sample;
+//   8. specs use the public entry points (and the sample's index); the few that need internals
+//      live under spec/internals/.
 // The synthetic trees prove each rule can fail; the last test holds lib/ itself to them.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 // @ts-expect-error plain .mjs script without declarations
@@ -124,5 +126,32 @@ describe("import rules: lib/", () => {
     const r = check(fileURLToPath(new URL("../../lib", import.meta.url)));
     assert.ok(r.files > 150, `read ${r.files} files`);
     assert.equal(format(r), "", "\n" + format(r));
+  });
+});
+
+describe("import rules: spec/", () => {
+  it("specs outside spec/internals import lib/ only through entry points", () => {
+    const root = fileURLToPath(new URL("../..", import.meta.url));
+    const entries = new Set(readdirSync(join(root, "lib")).filter((d) => statSync(join(root, "lib", d)).isDirectory()).map((d) => `lib/${d}/index.ts`));
+    entries.add("lib/index.ts");
+    const kernelInternals = ["core", "router", "extract", "util", "shared"].map((d) => `lib/${d}/index.ts`);
+    for (const k of kernelInternals) entries.delete(k);
+    const offenders: string[] = [];
+    const walk = (dir: string): void => {
+      for (const name of readdirSync(dir)) {
+        const full = join(dir, name);
+        if (statSync(full).isDirectory()) {
+          if (relative(root, full) !== join("spec", "internals")) walk(full);
+        } else if (name.endsWith(".ts")) {
+          for (const { spec } of importsIn(readFileSync(full, "utf8"))) {
+            if (!spec.startsWith(".")) continue;
+            const target = relative(root, resolve(dirname(full), spec.replace(/\.js$/, ".ts"))).split("\\").join("/");
+            if (target.startsWith("lib/") && !entries.has(target)) offenders.push(`${relative(root, full)} -> ${target}`);
+          }
+        }
+      }
+    };
+    walk(join(root, "spec"));
+    assert.deepEqual(offenders, []);
   });
 });
