@@ -1,22 +1,32 @@
-// npm run build: typecheck, then
-//   dist/keel.js    single-file ESM bundle of lib/index.ts (node:* builtins external)
-//   dist/keel.d.ts  its public types in one self-contained file (scripts/bundle-dts.mjs)
-//   dist/server.js  the sample service (lib/server.ts) as one file: `node dist/server.js`
-// and print the bundle's size. Runs with plain node. `--outdir <dir>` builds elsewhere (tests).
+// npm run build [-- --features a,b] [--minify] [--outdir <dir>] [--no-typecheck]: typecheck, then
+//   dist/keel.js     single-file ESM bundle of the kernel plus the chosen build-time features
+//                    (scripts/features.mjs; default all), node:* builtins external; readable
+//                    unless --minify
+//   dist/keel.d.ts   its public types in one self-contained file (scripts/bundle-dts.mjs)
+//   dist/server.js   the sample service as one file: `node dist/server.js`
+//   dist/pkg/*.js    the package entries (package.json `exports`), code-split so that App,
+//                    ApiError and every other module exist once however many entries are loaded
+//   dist/types/**    the declaration tree tsc emits for lib/, the package entries' "types"
+// and print keel.js's size and features. Runs with plain node.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { isBuiltin } from "node:module";
 import { tmpdir } from "node:os";
-import { join, relative, resolve, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { build as esbuild } from "esbuild";
 import { bundleDeclarations, DtsBundleError } from "./bundle-dts.mjs";
+import { DEFAULT_FEATURES, FEATURES, FeatureError, PACKAGE_ENTRIES, resolveFeatures } from "./features.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const tscBin = join(root, "node_modules/typescript/bin/tsc");
 const VALUE_KINDS = new Set(["function", "class", "enum", "const enum", "const", "let", "var"]);
 const TYPE_KINDS = new Set(["interface", "type"]);
+/** The sample service bundled to dist/server.js (lib/server.ts until the move to lib/sample/ lands). */
+export const SAMPLE_ENTRY = existsSync(join(root, "lib/sample/main.ts")) ? "lib/sample/main.ts" : "lib/server.ts";
+/** Name of the generated module that re-exports the chosen features (JS and d.ts). */
+const FEATURES_MODULE = "keel-features";
 
 export class BuildError extends Error {}
 
@@ -25,67 +35,165 @@ function runTsc(args, what) {
   if (result.status !== 0) throw new BuildError(`${what} failed (tsc exit ${result.status ?? result.signal})`);
 }
 
-/** Declarations for lib/ (only what lib/index.ts reaches), bundled into one file. */
-function buildDeclarations(banner) {
-  const work = mkdtempSync(join(tmpdir(), "keel-dts-"));
-  try {
-    const outDir = join(work, "out");
-    const tsconfig = {
-      extends: join(root, "tsconfig.json"),
-      compilerOptions: {
-        noEmit: false,
-        declaration: true,
-        emitDeclarationOnly: true,
-        declarationMap: false,
-        outDir,
-        rootDir: join(root, "lib"),
-        // The config lives outside the repo: point type lookups back at its node_modules.
-        typeRoots: [join(root, "node_modules/@types")],
-      },
-      files: [join(root, "lib/index.ts")],
-      include: [],
-    };
-    const configPath = join(work, "tsconfig.json");
-    writeFileSync(configPath, JSON.stringify(tsconfig, null, 2));
-    runTsc(["-p", configPath], "declaration emit");
-    return bundleDeclarations({ declarationDir: outDir, entry: "index.d.ts", banner });
-  } finally {
-    rmSync(work, { recursive: true, force: true });
+function readPackageJson() {
+  return JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+}
+
+/**
+ * The combined entry: `export * from` each feature's entry, relative to the repo root (for
+ * esbuild) or, `fromLib`, to the declaration tree of lib/ (for the d.ts bundler).
+ */
+function reexports(features, fromLib) {
+  const spec = (f) => "./" + (fromLib ? f.entry.replace(/^lib\//, "") : f.entry).replace(/\.ts$/, ".js");
+  return features.map((f) => `export * from "${spec(f)}";\n`).join("");
+}
+
+const ESBUILD_COMMON = {
+  absWorkingDir: root,
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  format: "esm",
+  minify: false,
+  sourcemap: false,
+  charset: "utf8",
+  external: ["node:*"],
+  write: false,
+  metafile: true,
+  logLevel: "warning",
+};
+
+/** keel has no runtime dependencies: only lib/ may be bundled, only node builtins imported. */
+function checkInputsAndImports(what, metafile, allowedInput) {
+  for (const input of Object.keys(metafile.inputs)) {
+    if (!input.startsWith("lib/") && input !== allowedInput) throw new BuildError(`${what}: bundled a file outside lib/: ${input}`);
+  }
+  for (const output of Object.values(metafile.outputs)) {
+    for (const imported of output.imports) {
+      if (imported.external && !isBuiltin(imported.path)) throw new BuildError(`${what}: imports ${imported.path}, not a node builtin`);
+    }
+  }
+}
+
+/** A single-file bundle imports nothing but builtins. */
+function checkSingleFile(what, metafile) {
+  for (const imported of Object.values(metafile.outputs)[0].imports) {
+    if (!imported.external) throw new BuildError(`${what}: imports ${imported.path}, not a node builtin`);
   }
 }
 
 /** esbuild one entry into a single ESM file; returns its text and the exports esbuild saw. */
 async function bundleEntry(entry, banner) {
+  const result = await esbuild({ ...ESBUILD_COMMON, entryPoints: [entry], banner: { js: banner }, outfile: "out.js" });
+  checkInputsAndImports(entry, result.metafile);
+  checkSingleFile(entry, result.metafile);
+  return { text: result.outputFiles[0].text, exports: Object.values(result.metafile.outputs)[0].exports };
+}
+
+/**
+ * The vendorable bundle of the kernel plus `features` (resolved Feature objects): its text, the
+ * exports esbuild saw, and the metafile (sizes per input). Exported for scripts/sizes.mjs and
+ * bench/cold-start.mjs. `features`: resolveFeatures()'s result.
+ */
+export async function bundleFeatures(features, { minify = false } = {}) {
+  const pkg = readPackageJson();
+  const banner = `/*!\n * keel v${pkg.version} | ${pkg.license} License\n * ${pkg.description}\n * features: ${features.map((f) => f.name).join(", ")}\n */`;
+  const sourcefile = `${FEATURES_MODULE}.ts`;
   const result = await esbuild({
-    absWorkingDir: root,
-    entryPoints: [entry],
-    bundle: true,
-    platform: "node",
-    target: "node20",
-    format: "esm",
-    minify: false,
-    sourcemap: false,
-    charset: "utf8",
-    external: ["node:*"],
+    ...ESBUILD_COMMON,
+    minify,
+    stdin: { contents: reexports(features, false), resolveDir: root, sourcefile, loader: "ts" },
     banner: { js: banner },
-    write: false,
-    metafile: true,
-    outfile: "out.js",
-    logLevel: "warning",
+    outfile: "keel.js",
   });
-  // keel has no runtime dependencies: only lib/ may be bundled, only node builtins imported.
-  for (const input of Object.keys(result.metafile.inputs)) {
-    if (!input.startsWith("lib/")) throw new BuildError(`${entry}: bundled a file outside lib/: ${input}`);
-  }
+  checkInputsAndImports("keel.js", result.metafile, sourcefile);
+  checkSingleFile("keel.js", result.metafile);
   const output = Object.values(result.metafile.outputs)[0];
-  for (const imported of output.imports) {
-    if (!imported.external || !isBuiltin(imported.path)) throw new BuildError(`${entry}: imports ${imported.path}, not a node builtin`);
+  return { text: result.outputFiles[0].text, exports: output.exports, metafile: result.metafile };
+}
+
+/** The package entries, code-split: { files: { "pkg/index.js": text, ... }, exports: { out: names } }. */
+async function bundlePackage(banner) {
+  const result = await esbuild({
+    ...ESBUILD_COMMON,
+    entryPoints: Object.fromEntries(PACKAGE_ENTRIES.map((e) => [e.out, e.entry])),
+    splitting: true,
+    chunkNames: "chunks/[name]-[hash]",
+    outdir: "pkg",
+    banner: { js: banner },
+  });
+  checkInputsAndImports("dist/pkg", result.metafile);
+  const files = {};
+  for (const file of result.outputFiles) files[relative(root, file.path).split(sep).join("/")] = file.text;
+  const exports = {};
+  for (const [path, output] of Object.entries(result.metafile.outputs)) {
+    const entry = PACKAGE_ENTRIES.find((e) => e.entry === output.entryPoint);
+    if (entry !== undefined) exports[entry.out] = output.exports;
+    for (const imported of output.imports) {
+      // Between outputs only relative chunk imports; everything else must be a builtin.
+      if (!imported.external && !imported.path.startsWith("pkg/")) throw new BuildError(`dist/${path}: imports ${imported.path}`);
+    }
   }
-  return { text: result.outputFiles[0].text, exports: output.exports };
+  return { files, exports };
+}
+
+/** tsc's declaration tree for every package entry and feature; `{ dir, files, cleanup }`. */
+function emitDeclarations() {
+  const work = mkdtempSync(join(tmpdir(), "keel-dts-"));
+  const outDir = join(work, "out");
+  const tsconfig = {
+    extends: join(root, "tsconfig.json"),
+    compilerOptions: {
+      noEmit: false,
+      declaration: true,
+      emitDeclarationOnly: true,
+      declarationMap: false,
+      outDir,
+      rootDir: join(root, "lib"),
+      // The config lives outside the repo: point type lookups back at its node_modules.
+      typeRoots: [join(root, "node_modules/@types")],
+    },
+    files: [...new Set([...PACKAGE_ENTRIES.map((e) => e.entry), ...FEATURES.map((f) => f.entry)])].map((entry) => join(root, entry)),
+    include: [],
+  };
+  const configPath = join(work, "tsconfig.json");
+  writeFileSync(configPath, JSON.stringify(tsconfig, null, 2));
+  try {
+    runTsc(["-p", configPath], "declaration emit");
+  } catch (err) {
+    rmSync(work, { recursive: true, force: true });
+    throw err;
+  }
+  const files = {};
+  const walk = (dir) => {
+    for (const name of readdirSync(dir, { withFileTypes: true })) {
+      const full = join(dir, name.name);
+      if (name.isDirectory()) walk(full);
+      else files[relative(outDir, full).split(sep).join("/")] = readFileSync(full, "utf8");
+    }
+  };
+  walk(outDir);
+  return { dir: outDir, files, cleanup: () => rmSync(work, { recursive: true, force: true }) };
+}
+
+/** One declaration file for the kernel plus `features`, from the emitted tree. */
+function bundleFeatureDeclarations(declarationDir, features, banner) {
+  const entry = `${FEATURES_MODULE}.d.ts`;
+  writeFileSync(join(declarationDir, entry), reexports(features, true));
+  try {
+    const dts = bundleDeclarations({ declarationDir, entry, banner });
+    if (dts.ambiguous.length > 0) {
+      const lines = dts.ambiguous.map((a) => `${a.name} (from ${a.from.join(", ")})`);
+      throw new BuildError(`features export the same name from different declarations (it would be left out):\n${lines.join("\n")}`);
+    }
+    return dts;
+  } finally {
+    unlinkSync(join(declarationDir, entry));
+  }
 }
 
 /** The d.ts must promise exactly the values keel.js exports (types are extra). */
-export function checkExportsAgree(jsExports, dtsExports) {
+export function checkExportsAgree(jsExports, dtsExports, { js: jsName = "keel.js", dts: dtsName = "keel.d.ts" } = {}) {
   const js = new Set(jsExports);
   const problems = [];
   const declared = new Set();
@@ -93,24 +201,36 @@ export function checkExportsAgree(jsExports, dtsExports) {
     declared.add(e.name);
     const isValue = !e.typeOnly && e.kinds.some((k) => VALUE_KINDS.has(k));
     const isTypeOnly = e.typeOnly || (e.kinds.length > 0 && e.kinds.every((k) => TYPE_KINDS.has(k)));
-    if (isValue && !js.has(e.name)) problems.push(`keel.d.ts declares value ${e.name}, keel.js does not export it`);
-    if (isTypeOnly && js.has(e.name)) problems.push(`keel.js exports ${e.name}, keel.d.ts has it only as a type`);
+    if (isValue && !js.has(e.name)) problems.push(`${dtsName} declares value ${e.name}, ${jsName} does not export it`);
+    if (isTypeOnly && js.has(e.name)) problems.push(`${jsName} exports ${e.name}, ${dtsName} has it only as a type`);
   }
-  for (const name of js) if (!declared.has(name)) problems.push(`keel.js exports ${name}, keel.d.ts does not declare it`);
+  for (const name of js) if (!declared.has(name)) problems.push(`${jsName} exports ${name}, ${dtsName} does not declare it`);
   if (problems.length > 0) throw new BuildError(problems.join("\n"));
 }
 
-function formatBytes(n) {
+export function formatBytes(n) {
   return n < 1024 ? `${n} B` : `${(n / 1024).toFixed(1)} KiB`;
+}
+
+/** Raw and gzip -9 bytes of a text. */
+export function sizeOf(text) {
+  return { raw: Buffer.byteLength(text), gzipped: gzipSync(text, { level: 9 }).length };
 }
 
 /**
  * Build everything into `outDir` (default dist/). Files are written only when every step
  * succeeded, so a failed build never leaves a half-updated dist/.
  */
-export async function build({ outDir = join(root, "dist"), log = (line) => console.log(line) } = {}) {
+export async function build({
+  outDir = join(root, "dist"),
+  features: featureNames = DEFAULT_FEATURES,
+  minify = false,
+  typecheck = true,
+  log = (line) => console.log(line),
+} = {}) {
   const started = performance.now();
-  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  const features = resolveFeatures(featureNames);
+  const pkg = readPackageJson();
   const timings = [];
   const step = async (name, fn) => {
     const t0 = performance.now();
@@ -119,44 +239,82 @@ export async function build({ outDir = join(root, "dist"), log = (line) => conso
     return value;
   };
 
-  await step("typecheck", () => runTsc(["-p", "tsconfig.json"], "typecheck"));
-  const libBanner = `/*!\n * keel v${pkg.version} | ${pkg.license} License\n * ${pkg.description}\n */`;
-  const [lib, server] = await step("bundle", () =>
+  if (typecheck) await step("typecheck", () => runTsc(["-p", "tsconfig.json"], "typecheck"));
+  const featureList = features.map((f) => f.name).join(", ");
+  const pkgBanner = `/*!\n * keel v${pkg.version} | ${pkg.license} License\n */`;
+  const [lib, server, pkgBuild] = await step("bundle", () =>
     Promise.all([
-      bundleEntry("lib/index.ts", libBanner),
-      bundleEntry("lib/server.ts", `/*!\n * keel v${pkg.version} sample service | ${pkg.license} License\n * Run: node server.js (env PORT, HOST, KEEL_ENV)\n */`),
+      bundleFeatures(features, { minify }),
+      bundleEntry(SAMPLE_ENTRY, `/*!\n * keel v${pkg.version} sample service | ${pkg.license} License\n * Run: node server.js (env PORT, HOST, KEEL_ENV)\n */`),
+      bundlePackage(pkgBanner),
     ]),
   );
-  const dts = await step("types", () => buildDeclarations(`/*!\n * keel v${pkg.version} type declarations | ${pkg.license} License\n */`));
+  const declarations = await step("types", () => emitDeclarations());
+  let dts;
+  try {
+    dts = bundleFeatureDeclarations(declarations.dir, features, `/*!\n * keel v${pkg.version} type declarations | ${pkg.license} License\n * features: ${featureList}\n */`);
+    // Each package entry's d.ts promises what its JS exports, too.
+    for (const entry of PACKAGE_ENTRIES) {
+      const typesPath = entry.entry.replace(/^lib\//, "").replace(/\.ts$/, ".d.ts");
+      const entryDts = bundleDeclarations({ declarationDir: declarations.dir, entry: typesPath });
+      checkExportsAgree(pkgBuild.exports[entry.out] ?? [], entryDts.exports, { js: `dist/pkg/${entry.out}.js`, dts: `dist/types/${typesPath}` });
+    }
+  } finally {
+    declarations.cleanup();
+  }
   checkExportsAgree(lib.exports, dts.exports);
 
-  mkdirSync(outDir, { recursive: true });
-  const files = { "keel.js": lib.text, "keel.d.ts": dts.text, "server.js": server.text };
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(outDir, name), text);
+  const files = { "keel.js": lib.text, "keel.d.ts": dts.text, "server.js": server.text, ...pkgBuild.files };
+  for (const [path, text] of Object.entries(declarations.files)) files[`types/${path}`] = text;
+  // dist/pkg and dist/types are wholly the build's: clear them so no stale chunk survives.
+  for (const dir of ["pkg", "types"]) rmSync(join(outDir, dir), { recursive: true, force: true });
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(outDir, name)), { recursive: true });
+    writeFileSync(join(outDir, name), text);
+  }
 
-  const raw = Buffer.byteLength(lib.text);
-  const gzipped = gzipSync(lib.text, { level: 9 }).length;
+  const size = sizeOf(lib.text);
   const shown = relative(process.cwd(), outDir).startsWith("..") ? outDir : relative(process.cwd(), outDir) || ".";
   const where = (name) => `${shown}${sep}${name}`;
-  log(`${where("keel.js")}    ${formatBytes(raw)} raw, ${formatBytes(gzipped)} gzipped (${lib.exports.length} exports)`);
+  log(`${where("keel.js")}    ${formatBytes(size.raw)} raw, ${formatBytes(size.gzipped)} gzipped (gzip -9; ${size.raw} / ${size.gzipped} bytes; ${lib.exports.length} exports)`);
   log(`${where("keel.d.ts")}  ${formatBytes(Buffer.byteLength(dts.text))} (${dts.exports.length} exports)`);
-  log(`${where("server.js")}  ${formatBytes(Buffer.byteLength(server.text))}`);
+  log(`features: ${featureList}${minify ? " (minified)" : ""}`);
+  log(`${where("server.js")}  ${formatBytes(Buffer.byteLength(server.text))} (${SAMPLE_ENTRY})`);
+  log(`${where("pkg")}${sep}  ${PACKAGE_ENTRIES.length} package entries, ${Object.keys(pkgBuild.files).length - PACKAGE_ENTRIES.length} shared chunks; ${where("types")}${sep} ${Object.keys(declarations.files).length} declaration files`);
   log(`built in ${Math.round(performance.now() - started)} ms (${timings.join(", ")})`);
-  return { outDir, files: Object.keys(files).map((name) => join(outDir, name)), size: { raw, gzipped } };
+  return { outDir, features: features.map((f) => f.name), files: Object.keys(files).map((name) => join(outDir, name)), size };
 }
 
-function parseArgs(argv) {
+const USAGE = "usage: node scripts/build.mjs [--features <a,b,...|all|kernel>] [--minify] [--outdir <dir>] [--no-typecheck]";
+
+export function parseArgs(argv) {
   const options = {};
   for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === "--outdir" && argv[i + 1] !== undefined) options.outDir = resolve(argv[++i]);
-    else throw new BuildError(`unknown argument ${argv[i]} (usage: node scripts/build.mjs [--outdir <dir>])`);
+    const arg = argv[i];
+    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
+    const name = eq === -1 ? arg : arg.slice(0, eq);
+    const value = () => {
+      if (eq !== -1) return arg.slice(eq + 1);
+      const next = argv[++i];
+      if (next === undefined) throw new BuildError(`${name} needs a value (${USAGE})`);
+      return next;
+    };
+    if (name === "--outdir") options.outDir = resolve(value());
+    else if (name === "--features") options.features = value().split(",");
+    else if (arg === "--no-typecheck") options.typecheck = false;
+    else if (arg === "--minify") options.minify = true;
+    else throw new BuildError(`unknown argument ${arg} (${USAGE})`);
   }
   return options;
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  build(parseArgs(process.argv.slice(2))).catch((err) => {
-    console.error(`build failed: ${err instanceof BuildError || err instanceof DtsBundleError ? err.message : err?.stack ?? err}`);
-    process.exit(1);
-  });
+  try {
+    const options = parseArgs(process.argv.slice(2));
+    await build(options);
+  } catch (err) {
+    const known = err instanceof BuildError || err instanceof DtsBundleError || err instanceof FeatureError;
+    console.error(`build failed: ${known ? err.message : (err?.stack ?? err)}`);
+    process.exitCode = 1;
+  }
 }

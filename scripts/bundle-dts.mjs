@@ -29,9 +29,10 @@ export class DtsBundleError extends Error {}
 
 /**
  * Bundle the declaration tree under `declarationDir` starting at `entry` (e.g. "index.d.ts").
- * Returns `{ text, exports }`: the single declaration file, and the entry's exports as
+ * Returns `{ text, exports, ambiguous }`: the single declaration file, the entry's exports as
  * `{ name, typeOnly, kinds }` (kinds: the declaration keywords behind the name, when local to
- * the bundle) so the caller can compare them with the JavaScript bundle's exports.
+ * the bundle) so the caller can compare them with the JavaScript bundle's exports, and the
+ * names the entry's `export *` lines provide ambiguously (`{ name, from }`, left out).
  */
 export function bundleDeclarations({ declarationDir, entry = "index.d.ts", banner = "" }) {
   const root = resolve(declarationDir);
@@ -525,6 +526,21 @@ class Emitter {
     return names;
   }
 
+  /**
+   * Names the entry's `export *` lines provide from different declarations: ES semantics drop
+   * them silently (and esbuild does too), so the caller should treat them as an error.
+   */
+  ambiguousStarNames(key) {
+    const mod = this.modules.get(key);
+    const found = [];
+    for (const name of new Set(mod.stars.flatMap((star) => this.exportNames(star.from.module)))) {
+      if (name === "default" || mod.exports.has(name) || this.resolveExport(key, name) !== undefined) continue;
+      const from = mod.stars.filter((star) => this.exportNames(star.from.module).includes(name)).map((star) => star.from.module);
+      found.push({ name, from });
+    }
+    return found;
+  }
+
   emitModule(mod) {
     if (mod.imports.size === 0 && mod.body.length === 0) return "";
     const lines = [];
@@ -583,7 +599,7 @@ class Emitter {
       `export {\n${specifiers.map((s) => `    ${s},`).join("\n")}\n};`,
       "",
     ].join("\n\n").replace(/\n\n\n+/g, "\n\n").replace(/\n*$/, "\n");
-    return { text, exports: exported };
+    return { text, exports: exported, ambiguous: this.ambiguousStarNames(entry.key) };
   }
 }
 

@@ -10,7 +10,8 @@ interface DtsExport {
   kinds: string[];
 }
 interface BuildModule {
-  checkExportsAgree(jsExports: string[], dtsExports: DtsExport[]): void;
+  checkExportsAgree(jsExports: string[], dtsExports: DtsExport[], names?: { js: string; dts: string }): void;
+  parseArgs(argv: string[]): { outDir?: string; features?: string[]; typecheck?: boolean; minify?: boolean };
   BuildError: new (message: string) => Error;
 }
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -38,5 +39,26 @@ describe("build: JS and d.ts exports agree", () => {
     assert.throws(() => build.checkExportsAgree([], [value("route", "const")]), /declares value route/);
     assert.throws(() => build.checkExportsAgree(["App"], [{ name: "App", typeOnly: true, kinds: ["class"] }]), /only as a type/);
     assert.throws(() => build.checkExportsAgree(["Shape"], [type("Shape")]), /only as a type/);
+  });
+});
+
+describe("build: command line", () => {
+  it("reads --features (both spellings), --minify, --outdir and --no-typecheck", () => {
+    assert.deepEqual(build.parseArgs([]), {});
+    assert.deepEqual(build.parseArgs(["--features", "openapi,jwt", "--no-typecheck", "--minify"]), { features: ["openapi", "jwt"], typecheck: false, minify: true });
+    assert.deepEqual(build.parseArgs(["--features=kernel"]), { features: ["kernel"] });
+    assert.equal(build.parseArgs(["--outdir", "x"]).outDir, join(process.cwd(), "x"));
+  });
+
+  it("refuses unknown arguments and a missing value, with the usage", () => {
+    assert.throws(() => build.parseArgs(["--feature", "cors"]), /unknown argument --feature \(usage: node scripts\/build\.mjs \[--features/);
+    assert.throws(() => build.parseArgs(["--outdir"]), /--outdir needs a value/);
+  });
+
+  it("names the package files it compares", () => {
+    assert.throws(
+      () => build.checkExportsAgree(["a"], [], { js: "dist/pkg/jose.js", dts: "dist/types/jose/index.d.ts" }),
+      /dist\/pkg\/jose\.js exports a, dist\/types\/jose\/index\.d\.ts does not declare it/,
+    );
   });
 });

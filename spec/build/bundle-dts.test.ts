@@ -19,6 +19,7 @@ const tscBin = join(root, "node_modules/typescript/bin/tsc");
 interface BundleResult {
   text: string;
   exports: Array<{ name: string; typeOnly: boolean; kinds: string[] }>;
+  ambiguous: Array<{ name: string; from: string[] }>;
 }
 interface BundlerModule {
   bundleDeclarations(options: { declarationDir: string; entry?: string; banner?: string }): BundleResult;
@@ -346,6 +347,18 @@ describe("d.ts bundler", () => {
       bundle.exports.map((e) => e.name),
       ["Multi", "brace", "nested"],
     );
+  });
+
+  it("reports names two `export *` lines provide from different declarations (ES leaves them out)", () => {
+    const bundle = bundleFiles("ambiguous", {
+      "index.d.ts": `export * from "./a.js";\nexport * from "./b.js";\nexport * from "./shared-again.js";\n`,
+      "a.d.ts": `export declare const clash: 1;\nexport * from "./shared.js";\nexport declare const onlyA: 1;\n`,
+      "b.d.ts": `export declare const clash: 2;\nexport * from "./shared.js";\n`,
+      "shared.d.ts": `export declare const same: 3;\n`,
+      "shared-again.d.ts": `export { same } from "./shared.js";\n`,
+    });
+    assert.deepEqual(bundle.ambiguous, [{ name: "clash", from: ["a.d.ts", "b.d.ts"] }]);
+    assert.deepEqual(bundle.exports.map((e) => e.name).sort(), ["onlyA", "same"], "one declaration reached twice is not ambiguous");
   });
 
   it("resolves aliases through chains of re-exports, stars and namespace imports", () => {

@@ -1,0 +1,112 @@
+// The build-time features: what `npm run build -- --features a,b` may name. Each feature is one
+// entry module under lib/ whose exports join the kernel's in dist/keel.js + dist/keel.d.ts.
+// `requires`: features whose code this one runs or whose public names its API is written in;
+// they come along whenever it is chosen (spec/build/features.test.ts checks the runtime part
+// against the import graph). Groups expand to several features.
+
+/** @typedef {{ name: string, entry: string, requires: string[], description: string }} Feature */
+
+/** @type {Feature[]} in build order; the kernel is always first and always in. */
+export const FEATURES = [
+  { name: "kernel", entry: "lib/index.ts", requires: [], description: "App, routes and groups, replies, ApiError, extractors, `t`, logger, inject, listen" },
+  { name: "schema", entry: "lib/schema/index.ts", requires: [], description: "compileSchema, SchemaRegistry, formats, async rules" },
+  { name: "openapi", entry: "lib/openapi/index.ts", requires: [], description: "the OpenAPI 3.1 document and the docs() page" },
+  { name: "toon", entry: "lib/toon/index.ts", requires: [], description: "TOON codec, toon() bodies, JSON/TOON negotiation, token estimates" },
+  { name: "jose", entry: "lib/jose/index.ts", requires: [], description: "JWS/JWK/JWKS/JWT over node:crypto" },
+  { name: "jwt", entry: "lib/auth/jwt/index.ts", requires: ["jose", "guards"], description: "the jwt() bearer layer and authUser() extractors" },
+  { name: "guards", entry: "lib/auth/guards/index.ts", requires: [], description: "the request principal, requireRole() and requirePermission()" },
+  { name: "api-key", entry: "lib/auth/api-key/index.ts", requires: ["guards"], description: "apiKey() with digest-stored keys" },
+  { name: "oauth2", entry: "lib/auth/oauth2/index.ts", requires: ["jose"], description: "the OAuth2 authorization-code client with PKCE" },
+  { name: "cors", entry: "lib/middleware/cors/index.ts", requires: [], description: "cors() preflights and response headers" },
+  { name: "csrf", entry: "lib/middleware/csrf/index.ts", requires: [], description: "csrf() double-submit cookie and csrfToken()" },
+  { name: "security-headers", entry: "lib/middleware/security-headers/index.ts", requires: [], description: "securityHeaders(): CSP, HSTS, nosniff, frame and referrer policies" },
+  { name: "request-id", entry: "lib/middleware/request-id/index.ts", requires: [], description: "requestId(): keep or make an x-request-id" },
+  { name: "client-ip", entry: "lib/middleware/client-ip/index.ts", requires: [], description: "the client address behind trusted proxies" },
+  { name: "stores", entry: "lib/stores/index.ts", requires: [], description: "the Store interface and MemoryStore" },
+  { name: "rate-limit", entry: "lib/middleware/rate-limit/index.ts", requires: ["stores", "client-ip"], description: "rateLimit(): a token bucket per client" },
+  { name: "idempotency", entry: "lib/middleware/idempotency/index.ts", requires: ["stores", "client-ip"], description: "idempotency(): one execution per Idempotency-Key" },
+  { name: "cache", entry: "lib/middleware/cache/index.ts", requires: ["stores"], description: "responseCache() with ETags and invalidation" },
+  { name: "compression", entry: "lib/middleware/compression/index.ts", requires: [], description: "compression(): br, gzip, deflate" },
+  { name: "timeout", entry: "lib/middleware/timeout/index.ts", requires: [], description: "timeout(): abort and answer 503/504" },
+  { name: "retry", entry: "lib/middleware/retry/index.ts", requires: [], description: "retry() for idempotent methods with full-jitter backoff" },
+  { name: "circuit-breaker", entry: "lib/middleware/circuit-breaker/index.ts", requires: ["stores"], description: "circuitBreaker() per route and dependencyBreaker()" },
+  { name: "jobs", entry: "lib/jobs/index.ts", requires: [], description: "JobQueue, memory and file job stores, worker threads" },
+  { name: "service", entry: "lib/service/index.ts", requires: [], description: "production(), probes, observability, runService() CLI" },
+  { name: "db-errors", entry: "lib/db-errors/index.ts", requires: [], description: "mapDatabaseError for registerErrorMapper" },
+];
+
+const BY_NAME = new Map(FEATURES.map((f) => [f.name, f]));
+
+/** Names that stand for several features. */
+export const GROUPS = {
+  auth: ["jwt", "guards", "api-key", "oauth2"],
+  middleware: [...FEATURES.filter((f) => f.entry.startsWith("lib/middleware/")).map((f) => f.name), "stores"],
+  all: FEATURES.map((f) => f.name),
+};
+
+export const DEFAULT_FEATURES = ["all"];
+
+export class FeatureError extends Error {}
+
+export function featureNamed(name) {
+  const feature = BY_NAME.get(name);
+  if (feature === undefined) throw new FeatureError(`unknown feature ${name}`);
+  return feature;
+}
+
+/** Every name --features accepts, for messages. */
+export function validFeatureNames() {
+  return [...FEATURES.map((f) => f.name), ...Object.keys(GROUPS)];
+}
+
+/**
+ * Expand a --features list (names and groups) into features: the kernel, the named ones and
+ * everything they require, in table order. Unknown names are a FeatureError listing the valid ones.
+ * @param {string[]} names
+ * @returns {Feature[]}
+ */
+export function resolveFeatures(names) {
+  const cleaned = names.map((n) => n.trim()).filter((n) => n !== "");
+  if (cleaned.length === 0) throw new FeatureError(`no features named (valid: ${validFeatureNames().join(", ")})`);
+  const unknown = cleaned.filter((n) => !BY_NAME.has(n) && !Object.hasOwn(GROUPS, n));
+  if (unknown.length > 0) {
+    throw new FeatureError(`unknown feature${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} (valid: ${validFeatureNames().join(", ")})`);
+  }
+  const chosen = new Set(["kernel"]);
+  const add = (name) => {
+    if (chosen.has(name)) return;
+    chosen.add(name);
+    for (const dep of featureNamed(name).requires) add(dep);
+  };
+  for (const name of cleaned) for (const member of Object.hasOwn(GROUPS, name) ? GROUPS[name] : [name]) add(member);
+  return FEATURES.filter((f) => chosen.has(f.name));
+}
+
+/**
+ * The package's entry points (package.json `exports`): each subpath is built to dist/pkg/<out>.js
+ * (one esbuild run with code splitting, so App and ApiError exist once for all entries) and typed
+ * by the declaration tree tsc emits under dist/types/.
+ */
+export const PACKAGE_ENTRIES = [
+  { subpath: ".", entry: "lib/index.ts", out: "index" },
+  { subpath: "./schema", entry: "lib/schema/index.ts", out: "schema" },
+  { subpath: "./openapi", entry: "lib/openapi/index.ts", out: "openapi" },
+  { subpath: "./toon", entry: "lib/toon/index.ts", out: "toon" },
+  { subpath: "./jose", entry: "lib/jose/index.ts", out: "jose" },
+  { subpath: "./auth", entry: "lib/auth/index.ts", out: "auth" },
+  { subpath: "./middleware", entry: "lib/middleware/index.ts", out: "middleware" },
+  { subpath: "./stores", entry: "lib/stores/index.ts", out: "stores" },
+  { subpath: "./jobs", entry: "lib/jobs/index.ts", out: "jobs" },
+  { subpath: "./service", entry: "lib/service/index.ts", out: "service" },
+  { subpath: "./db-errors", entry: "lib/db-errors/index.ts", out: "db-errors" },
+];
+
+/** The package.json `exports` value PACKAGE_ENTRIES stands for. */
+export function packageExports() {
+  return Object.fromEntries(
+    PACKAGE_ENTRIES.map((e) => [
+      e.subpath,
+      { types: `./dist/types/${e.entry.replace(/^lib\//, "").replace(/\.ts$/, ".d.ts")}`, default: `./dist/pkg/${e.out}.js` },
+    ]),
+  );
+}
