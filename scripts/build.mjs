@@ -23,8 +23,8 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const tscBin = join(root, "node_modules/typescript/bin/tsc");
 const VALUE_KINDS = new Set(["function", "class", "enum", "const enum", "const", "let", "var"]);
 const TYPE_KINDS = new Set(["interface", "type"]);
-/** The sample service bundled to dist/server.js (lib/server.ts until the move to lib/sample/ lands). */
-export const SAMPLE_ENTRY = existsSync(join(root, "lib/sample/main.ts")) ? "lib/sample/main.ts" : "lib/server.ts";
+/** The sample service bundled to dist/server.js. */
+export const SAMPLE_ENTRY = "lib/sample/main.ts";
 /** Name of the generated module that re-exports the chosen features (JS and d.ts). */
 const FEATURES_MODULE = "keel-features";
 

@@ -108,7 +108,7 @@ export function readGraph(libDir) {
 /** The area a file belongs to: "index" (the kernel facade), a kernel folder, "shared", "sample", or a feature. */
 export function areaOf(file) {
   const parts = file.split("/");
-  if (parts.length === 1) return file === "index.ts" ? "index" : file === "server.ts" ? "sample" : "root";
+  if (parts.length === 1) return file === "index.ts" ? "index" : "root";
   const top = parts[0];
   if (FEATURE_GROUPS.has(top) && parts.length > 2) return `${top}/${parts[1]}`;
   return top;

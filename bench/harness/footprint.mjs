@@ -1,6 +1,6 @@
 // Footprint: the size of dist/keel.js (raw and gzipped), cold start of the sample service to its
 // first answered request, idle RSS and RSS after 100k requests. Where dist/ is missing (the build
-// may not exist yet) the sample service is bundled here from lib/server.ts and labelled so.
+// may not exist yet) the sample service is bundled here from lib/sample/main.ts and labelled so.
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
@@ -36,18 +36,18 @@ export async function bundleSize({ rootDir, outDir, tryBuild, log }) {
   };
 }
 
-/** The sample service to measure: dist/server.js, or lib/server.ts bundled into .peers/build/sample/server.js. */
+/** The sample service to measure: dist/server.js, or lib/sample/main.ts bundled into .peers/build/sample/server.js. */
 export async function sampleServerFile({ rootDir, outDir }) {
   const dist = join(rootDir, "dist", "server.js");
   if (existsSync(dist)) return { file: dist, source: "dist/server.js" };
   const { build } = await import("esbuild");
   const dir = join(outDir, "sample");
   mkdirSync(dir, { recursive: true });
-  // lib/server.ts runs main() only when the script is named server.js/ts; ESM needs "type": "module".
+  // ESM (top-level await in main.ts) needs "type": "module".
   writeFileSync(join(dir, "package.json"), '{ "type": "module" }\n');
   const file = join(dir, "server.js");
-  await build({ entryPoints: [join(rootDir, "lib", "server.ts")], outfile: file, bundle: true, platform: "node", format: "esm", target: "node20", logLevel: "error" });
-  return { file, source: "lib/server.ts bundled by the bench (dist/server.js not present)" };
+  await build({ entryPoints: [join(rootDir, "lib", "sample", "main.ts")], outfile: file, bundle: true, platform: "node", format: "esm", target: "node20", logLevel: "error" });
+  return { file, source: "lib/sample/main.ts bundled by the bench (dist/server.js not present)" };
 }
 
 function get(url) {

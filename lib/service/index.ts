@@ -14,3 +14,4 @@ export { runService, type RunServiceOptions } from "./cli/run-service.js";
 export { installProcessHandlers, shutdownSignal, type ProcessHandlerOptions } from "./cli/process-handlers.js";
 export { runClusterPrimary, type ClusterOptions } from "./cli/cluster.js";
 export { parseServiceConfig, serviceHelp, type ServiceConfig } from "./cli/service-config.js";
+export { CliUsageError, booleanValue, integerIn, nonEmptyText, oneOf, type CliOption, type CliSpec, type CliValues } from "./cli/cli-options.js";

@@ -1,8 +1,8 @@
-// The sample service's job routes (lib/server.ts), and the queue's shutdown hook, through a real App.
+// The sample service's job routes (lib/sample/jobs.ts), and the queue's shutdown hook, through a real App.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { App, silentLogger } from "../../lib/index.js";
-import { createSampleJobQueue, jobRoutes } from "../../lib/server.js";
+import { createSampleJobQueue, jobRoutes } from "../../lib/sample/index.js";
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
   const start = Date.now();
@@ -68,12 +68,12 @@ test("app shutdown drains the queue; enqueueing afterwards is a 503", async () =
 });
 
 test("queue.healthCheck() plugs into the probes' HealthChecks: backlog over the limit degrades /health", async () => {
-  const { HealthChecks } = await import("../../lib/service/probes/health-checks.js");
+  const { HealthChecks } = await import("../../lib/service/index.js");
   const queue = createSampleJobQueue({ logger: silentLogger });
   await queue.start();
   const checks = new HealthChecks({ cacheMs: 0 }).add("jobs", queue.healthCheck({ maxBacklog: 1 }), { critical: false });
   assert.equal((await checks.run()).checks["jobs"]?.status, "ok");
-  const { buildReport } = await import("../../lib/server.js");
+  const { buildReport } = await import("../../lib/sample/index.js");
   await queue.enqueue(buildReport, { kind: "usage", month: "2030-01" }, { delay: 3_600_000 });
   await queue.enqueue(buildReport, { kind: "usage", month: "2030-02" }, { delay: 3_600_000 });
   const report = await checks.run();

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { App, extractor, header, json, path, query, route, silentLogger, t } from "../../lib/index.js";
 import { buildOpenApiDocument, docsRoutes, openApiDocument } from "../../lib/openapi/index.js";
 import { compileSchema, SchemaRegistry, type CompiledSchema, type JsonSchema } from "../../lib/schema/index.js";
-import { createSampleApp } from "../../lib/server.js";
+import { createSampleApp } from "../../lib/sample/index.js";
 
 const repo = resolve(fileURLToPath(new URL(".", import.meta.url)), "../..");
 const conformance = process.env["KEEL_CONFORMANCE_DIR"] ?? resolve(repo, "../shared/conformance");

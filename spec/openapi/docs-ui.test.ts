@@ -8,7 +8,7 @@ import { dumpDom, findChromium } from "../support/chromium.js";
 import { Script } from "node:vm";
 import { route, silentLogger } from "../../lib/index.js";
 import { docsRoutes } from "../../lib/openapi/index.js";
-import { createSampleApp } from "../../lib/server.js";
+import { createSampleApp } from "../../lib/sample/index.js";
 
 const HOSTILE = `<img src=x onerror="document.title='pwned'">`;
 

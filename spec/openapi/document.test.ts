@@ -16,7 +16,7 @@ import {
   type OpenApiOperation,
   type OpenApiParameter,
 } from "../../lib/openapi/index.js";
-import { createSampleApp } from "../../lib/server.js";
+import { createSampleApp } from "../../lib/sample/index.js";
 
 /** The document as a client sees it (plain JSON). */
 function plain(doc: OpenApiDocument): OpenApiDocument {

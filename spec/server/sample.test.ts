@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { ListeningServer } from "../../lib/index.js";
 import { signJwt } from "../../lib/jose/index.js";
-import { createSampleApp, createSampleJobQueue, DEV_JWT_SECRET } from "../../lib/server.js";
+import { createSampleApp, createSampleJobQueue, DEV_JWT_SECRET } from "../../lib/sample/index.js";
 import { captureLogger } from "../support/capture-logger.js";
 import { ERROR_ID, send } from "../support/http.js";
 
@@ -14,7 +14,7 @@ describe("sample service", () => {
   let prod: ListeningServer;
   const prodLogger = captureLogger(50);
   before(async () => {
-    const jobs = createSampleJobQueue({ backoff: { baseMs: 1, factor: 1, maxMs: 1 } });
+    const jobs = createSampleJobQueue({ logger: captureLogger(100), backoff: { baseMs: 1, factor: 1, maxMs: 1 } });
     server = await createSampleApp({ logger: captureLogger(100), env: "development", jobs }).listen({ port: 0 });
     prod = await createSampleApp({ logger: prodLogger, env: "production", jwtSecret: "a-production-secret-of-at-least-32-bytes!!" }).listen({ port: 0 });
   });

@@ -1,4 +1,4 @@
-// The service as a process (the fixture wired like lib/server.ts): SIGTERM drains and exits 0,
+// The service as a process (the fixture wired like lib/sample/main.ts): SIGTERM drains and exits 0,
 // forgotten rejections do not take it down, a fatal error is one JSON line then exit 1,
 // KEEL_ENV=production masking end to end, every stdout line is JSON.
 import assert from "node:assert/strict";

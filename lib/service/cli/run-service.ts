@@ -14,9 +14,10 @@ import { createBufferedLogger } from "../observability/json-logger.js";
 import { production, type Production, type ProductionOptions } from "../production.js";
 import { runClusterPrimary } from "./cluster.js";
 import { installProcessHandlers, shutdownSignal } from "./process-handlers.js";
+import type { CliSpec } from "./cli-options.js";
 import { loadServiceConfig, resolveWorkerCount, type ServiceConfig } from "./service-config.js";
 
-export interface RunServiceOptions {
+export interface RunServiceOptions<S extends CliSpec = {}> {
   service: string;
   version?: string;
   /** Name shown in --help and error messages (default "node dist/server.js"). */
@@ -25,20 +26,26 @@ export interface RunServiceOptions {
   description?: string;
   argv?: readonly string[];
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The app's own settings (flag, environment variable, parser, description): parsed and
+   * validated with the built-in options (a bad value exits 2), listed in --help, and handed to
+   * `createApp` as `config.settings`.
+   */
+  settings?: S;
   /** More production() options (checks, probe paths, span sinks...). */
   production?: Omit<ProductionOptions, "service" | "version" | "level">;
   /**
    * Build the app. `prod` is configured from the flags; register it first (`prod.register(app)`)
    * so its layer is the outermost. If you don't, runService registers it after your layers.
    */
-  createApp(config: ServiceConfig, prod: Production): App | Promise<App>;
+  createApp(config: ServiceConfig<S>, prod: Production): App | Promise<App>;
 }
 
 /**
  * Runs until shutdown, then exits the process: 0 after a clean drain, 2 on bad flags, 1 when the
  * service cannot start or hits a fatal error (logged as one JSON line first).
  */
-export async function runService(options: RunServiceOptions): Promise<void> {
+export async function runService<S extends CliSpec = {}>(options: RunServiceOptions<S>): Promise<void> {
   try {
     await serve(options);
   } catch (err) {
@@ -48,9 +55,9 @@ export async function runService(options: RunServiceOptions): Promise<void> {
   }
 }
 
-async function serve(options: RunServiceOptions): Promise<void> {
+async function serve<S extends CliSpec>(options: RunServiceOptions<S>): Promise<void> {
   const program = options.program ?? "node dist/server.js";
-  const config = loadServiceConfig(options.argv ?? process.argv.slice(2), options.env ?? process.env, program, {}, options.description);
+  const config = loadServiceConfig(options.argv ?? process.argv.slice(2), options.env ?? process.env, program, {}, options.description, options.settings ?? ({} as S));
   const base = options.version === undefined ? { service: options.service } : { service: options.service, version: options.version };
 
   if (config.workers !== null && cluster.isPrimary) {

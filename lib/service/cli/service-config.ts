@@ -1,11 +1,13 @@
-// Configuration of the sample service (`node dist/server.js`): flags, environment variables,
-// defaults, --help. Bad values print a clear message and exit with code 2.
+// Configuration of a keel service (`node dist/server.js`): flags, environment variables,
+// defaults, --help. Bad values print a clear message and exit with code 2. An app declares its
+// own settings (`settings`, same shape as the built-in options) so they are parsed, validated
+// and listed in --help the same way, instead of being read from process.env here and there.
 import { availableParallelism } from "node:os";
 import { KEEL_ENV_VALUES } from "../../util/env.js";
 import { parseLogLevel } from "../observability/json-logger.js";
-import { booleanValue, CliUsageError, formatCliHelp, integerIn, nonEmptyText, oneOf, parseCli, type CliOption } from "./cli-options.js";
+import { booleanValue, CliUsageError, formatCliHelp, integerIn, oneOf, parseCli, type CliOption, type CliSpec, type CliValues } from "./cli-options.js";
 
-export interface ServiceConfig {
+export interface ServiceConfig<S extends CliSpec = {}> {
   host: string;
   port: number;
   /** KEEL_ENV: "production" masks 5xx messages. */
@@ -18,6 +20,8 @@ export interface ServiceConfig {
   shutdownTimeoutMs: number;
   /** Keep well-formed incoming x-request-id values (turn off at an untrusted edge). */
   trustRequestId: boolean;
+  /** The app's own settings, by key (undefined when neither the flag nor the variable is set). */
+  settings: CliValues<S>;
 }
 
 const hostValue = (raw: string): string => {
@@ -81,10 +85,32 @@ export const SERVICE_OPTIONS = {
   } as CliOption<boolean>,
 } as const;
 
+/** The built-in options plus the app's settings; a clash of key, flag or variable is a programming error. */
+function allOptions(settings: CliSpec): CliSpec {
+  const flags = new Set(Object.values(SERVICE_OPTIONS).map((o) => o.flag));
+  const vars = new Set(Object.values(SERVICE_OPTIONS).map((o) => o.env));
+  for (const [key, opt] of Object.entries(settings)) {
+    if (key in SERVICE_OPTIONS || flags.has(opt.flag) || (opt.env !== undefined && vars.has(opt.env))) {
+      throw new TypeError(`service setting ${key} (--${opt.flag}) clashes with a built-in option`);
+    }
+    flags.add(opt.flag);
+    if (opt.env !== undefined) vars.add(opt.env);
+  }
+  return { ...SERVICE_OPTIONS, ...settings };
+}
+
 /** Parsed configuration, or "help" when --help/-h was given. Throws CliUsageError on bad input. */
-export function parseServiceConfig(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): ServiceConfig | "help" {
-  const { values, help } = parseCli(SERVICE_OPTIONS, argv, env);
-  if (help) return "help";
+export function parseServiceConfig<S extends CliSpec = {}>(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  settings: S = {} as S,
+): ServiceConfig<S> | "help" {
+  const spec = allOptions(settings);
+  const parsed = parseCli(spec, argv, env);
+  if (parsed.help) return "help";
+  const values = parsed.values as CliValues<typeof SERVICE_OPTIONS>;
+  const own: Record<string, unknown> = {};
+  for (const key of Object.keys(settings)) own[key] = (parsed.values as Record<string, unknown>)[key];
   return {
     host: values.host ?? "127.0.0.1",
     port: values.port ?? 8080,
@@ -93,12 +119,13 @@ export function parseServiceConfig(argv: readonly string[], env: Readonly<Record
     logLevel: values.logLevel ?? 30,
     shutdownTimeoutMs: values.shutdownTimeout ?? 10_000,
     trustRequestId: values.trustRequestId ?? true,
+    settings: own as CliValues<S>,
   };
 }
 
-export function serviceHelp(program = "node dist/server.js", description = "A keel service."): string {
+export function serviceHelp(program = "node dist/server.js", description = "A keel service.", settings: CliSpec = {}): string {
   return formatCliHelp(
-    SERVICE_OPTIONS,
+    allOptions(settings),
     `${program} [options]`,
     description +
       " Logs are JSON lines on stdout (pino format).\n" +
@@ -118,20 +145,21 @@ export interface ConfigIo {
 }
 
 /** Parse, or print help (exit 0) / the problem (exit 2). For `main()`s. */
-export function loadServiceConfig(
+export function loadServiceConfig<S extends CliSpec = {}>(
   argv: readonly string[] = process.argv.slice(2),
   env: Readonly<Record<string, string | undefined>> = process.env,
   program = "node dist/server.js",
   io: ConfigIo = {},
   description?: string,
-): ServiceConfig {
+  settings: S = {} as S,
+): ServiceConfig<S> {
   const out = io.stdout ?? ((s: string) => void process.stdout.write(s));
   const err = io.stderr ?? ((s: string) => void process.stderr.write(s));
   const exit = io.exit ?? ((code: number) => process.exit(code));
   try {
-    const config = parseServiceConfig(argv, env);
+    const config = parseServiceConfig(argv, env, settings);
     if (config === "help") {
-      out(serviceHelp(program, description));
+      out(serviceHelp(program, description, settings));
       return exit(0);
     }
     return config;

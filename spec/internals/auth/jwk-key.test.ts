@@ -9,7 +9,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { importJwk, importJwsKey, jwkThumbprint, JwtError, parseJwkSet, signJws, timingSafeEqualString, createJwsVerifier } from "../../../lib/jose/index.js";
 import { hasRocaFingerprint } from "../../../lib/jose/jwk-roca.js";
 
-const repoRoot = resolve(fileURLToPath(new URL("../..", import.meta.url)));
+const repoRoot = resolve(fileURLToPath(new URL("../../..", import.meta.url)));
 const jwsDir = join(process.env["KEEL_CONFORMANCE_DIR"] ?? resolve(repoRoot, "../shared/conformance"), "jws");
 const haveData = existsSync(join(jwsDir, "jwk-rfc7517-rfc7638"));
 const skip = haveData ? false : `JWK conformance files not found under ${jwsDir}`;

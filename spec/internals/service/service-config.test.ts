@@ -38,12 +38,13 @@ describe("parseServiceConfig", () => {
       logLevel: 30,
       shutdownTimeoutMs: 10_000,
       trustRequestId: true,
+      settings: {},
     });
   });
 
   it("reads environment variables, and flags win over them", () => {
     const env = { HOST: "0.0.0.0", PORT: "3000", KEEL_ENV: "production", WORKERS: "4", LOG_LEVEL: "warn", SHUTDOWN_TIMEOUT_MS: "2500", TRUST_REQUEST_ID: "false" };
-    assert.deepEqual(parse([], env), { host: "0.0.0.0", port: 3000, env: "production", workers: 4, logLevel: 40, shutdownTimeoutMs: 2500, trustRequestId: false });
+    assert.deepEqual(parse([], env), { host: "0.0.0.0", port: 3000, env: "production", workers: 4, logLevel: 40, shutdownTimeoutMs: 2500, trustRequestId: false, settings: {} });
     const c = parse(["--port", "9000", "--workers=0", "--log-level", "debug", "--host", "[::1]", "--trust-request-id", "yes"], env);
     assert.equal(c.port, 9000);
     assert.equal(c.workers, 0);
@@ -51,6 +52,11 @@ describe("parseServiceConfig", () => {
     assert.equal(c.host, "::1");
     assert.equal(c.trustRequestId, true);
     assert.equal(c.env, "production", "unset flags fall back to the environment");
+  });
+
+  it("validates KEEL_ENV: a typo is a usage error listing the allowed values, never a half-applied production", () => {
+    assert.match(usageError([], { KEEL_ENV: "producton" }), /^KEEL_ENV: expected one of development, dev, test, production, prod, got "producton"$/);
+    assert.equal(parse([], { KEEL_ENV: "PROD" }).env, "prod");
   });
 
   it("treats empty environment variables as unset", () => {

@@ -1,0 +1,81 @@
+// The sample service wired in one straight line: every endpoint of SPEC "Sample application
+// endpoints", built only from keel's public entry points. Everything it depends on (user store,
+// job queue, logger, secrets, the production baseline) is passed in or made here for this app
+// alone, and creating it starts nothing: the job queue starts when the app listens.
+import { App, createJsonLogger, group, registerErrorMapper, type Logger } from "../index.js";
+import { BEARER_SECURITY_SCHEME } from "../auth/index.js";
+import { mapDatabaseError } from "../db-errors/index.js";
+import type { JobQueue } from "../jobs/index.js";
+import { compression, cors, rateLimit, responseCache, securityHeaders, timeout } from "../middleware/index.js";
+import { docs } from "../openapi/index.js";
+import type { Production } from "../service/index.js";
+import { negotiation } from "../toon/index.js";
+import { authRoutes, jwtSecretFor } from "./auth.js";
+import { createSampleJobQueue, jobRoutes } from "./jobs.js";
+import { broken, echoText, hello, listProjects, ping } from "./system.js";
+import { UserStore, userRoutes } from "./users.js";
+
+export interface SampleAppOptions {
+  /** KEEL_ENV (default: process.env.KEEL_ENV, as App reads it). */
+  env?: string;
+  /** Default: JSON lines on stdout at info (the production baseline's logger when given). */
+  logger?: Logger;
+  /** HS256 secret for the JWT routes; outside production the development secret stands in. */
+  jwtSecret?: string;
+  /** Origins allowed by CORS with credentials (default none: CORS off). */
+  corsOrigins?: readonly string[];
+  /** The user table (default: a fresh seeded store for this app). */
+  users?: UserStore;
+  /** The background job queue (default: an in-memory queue; started on listen, drained on shutdown). */
+  jobs?: JobQueue;
+  /** The production baseline (request ids, spans, access logs, probes); registered outermost. */
+  production?: Production;
+}
+
+export function createSampleApp(options: SampleAppOptions = {}): App {
+  // Database driver errors thrown by handlers become the uniform 409/400/404/503 (SPEC Errors rule 5).
+  registerErrorMapper(mapDatabaseError);
+  const prod = options.production;
+  const logger = prod?.logger ?? options.logger ?? createJsonLogger({ level: "info", write: (line) => process.stdout.write(line) });
+  const app = new App({ ...(options.env === undefined ? {} : { env: options.env }), logger });
+  const users = options.users ?? new UserStore();
+  const jobs = options.jobs ?? createSampleJobQueue({ logger });
+  const secret = jwtSecretFor(app.runtime.production, options.jwtSecret);
+
+  // Production baseline first: its layer (request id, span, access log) is the outermost. A queue
+  // problem degrades /health without taking the instance out of /ready.
+  if (prod !== undefined) {
+    prod.check("jobs", jobs.healthCheck({ maxBacklog: 10_000, maxDeadLetters: 100 }), { critical: false });
+    prod.register(app);
+  }
+  // The queue runs while the app serves: started when it listens; after the HTTP drain no new
+  // jobs, running ones get 8 s, the rest stay pending in the store; then the log is flushed.
+  app.onListen(() => void jobs.start().catch((err: unknown) => logger.log(50, "job queue failed to start", { message: String(err) })));
+  app.onShutdown(async () => {
+    await jobs.drain(8_000);
+    await prod?.flush();
+  });
+
+  // Global layers, outermost first: CORS answers preflights before anything else runs;
+  // compression sits outside negotiation so TOON bodies are compressed too.
+  if (options.corsOrigins !== undefined && options.corsOrigins.length > 0) {
+    app.layer(cors({ origin: [...options.corsOrigins], credentials: true, allowHeaders: ["authorization", "content-type", "x-csrf-token"] }));
+  }
+  app.layer(compression()).layer(securityHeaders()).layer(timeout(10_000)).layer(negotiation());
+
+  const cache = responseCache({ ttlMs: 30_000 });
+  const { getUser, createUser, listUsers } = userRoutes(users, cache);
+  app.routes(hello, getUser, createUser, listProjects, echoText);
+  // One generous token bucket per client across /api/v1 (attached to the routes, not matched by prefix).
+  app.routes(
+    group({ layers: [rateLimit({ capacity: 100, refillPerSecond: 20 })] }, [ping, listUsers, broken, ...authRoutes(secret, cache), ...jobRoutes(jobs)]),
+  );
+  return app.register(
+    docs("/docs", {
+      securitySchemes: { bearerAuth: BEARER_SECURITY_SCHEME },
+      title: "keel sample service",
+      version: "0.1.0",
+      description: "The sample service of the keel framework: every endpoint of the spec's sample application.",
+    }),
+  );
+}

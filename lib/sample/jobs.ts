@@ -1,0 +1,87 @@
+// Background jobs: report building as a job type, the queue that runs it, and the routes that
+// enqueue a report (`POST /api/v1/reports`, 202 + Location) and show a job (`GET /api/v1/jobs/{id}`).
+import { accepted, ApiError, json, path, route, t, type Logger, type RouteDefinition } from "../index.js";
+import { defineJob, JobQueue, type JobStore } from "../jobs/index.js";
+
+const ReportRequest = t.named(
+  "ReportRequest",
+  t.object({
+    kind: t.enum(["usage", "billing"]),
+    month: t.string({ regex: "^[0-9]{4}-(0[1-9]|1[0-2])$" }),
+    /** Documented failure: `fail: true` makes every attempt fail, so retries and dead letters can be seen. */
+    fail: t.optional(t.boolean()),
+  }),
+);
+const JobStateSchema = t.enum(["pending", "running", "succeeded", "dead"]);
+const JobAccepted = t.named("JobAccepted", t.object({ id: t.string(), state: JobStateSchema, status_url: t.string() }));
+const JobStatus = t.named(
+  "JobStatus",
+  t.object({
+    id: t.string(),
+    type: t.string(),
+    state: JobStateSchema,
+    attempts: t.u32(),
+    max_attempts: t.u32(),
+    last_error: t.nullable(t.string()),
+    created_at: t.string({ format: "date-time" }),
+    updated_at: t.string({ format: "date-time" }),
+  }),
+);
+
+/** Builds a report in the background (a stand-in: real work would query and render). */
+export const buildReport = defineJob({
+  name: "reports.build",
+  payload: ReportRequest,
+  timeoutMs: 60_000,
+  handler: async (request, signal) => {
+    if (request.fail === true) throw new Error(`report ${request.kind} ${request.month}: the data source refused the query`);
+    let total = 0;
+    for (let day = 1; day <= 31; day++) {
+      if (signal.aborted) throw signal.reason;
+      total += day * (request.kind === "usage" ? 3 : 5);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return total;
+  },
+});
+
+/** The sample's queue (not started: the app starts it when it listens). */
+export function createSampleJobQueue(options: { logger?: Logger; store?: JobStore; backoff?: { baseMs: number; factor: number; maxMs: number } } = {}): JobQueue {
+  return new JobQueue({ jobs: [buildReport], concurrency: 4, maxAttempts: 3, backoff: options.backoff ?? { baseMs: 500, factor: 2, maxMs: 5_000 }, ...options });
+}
+
+/** `POST /api/v1/reports` (202 + Location) and `GET /api/v1/jobs/{id}`. */
+export function jobRoutes(queue: JobQueue): RouteDefinition[] {
+  const createReport = route.post(
+    "/api/v1/reports",
+    { tag: "jobs", summary: "Request a report, built in the background (202, job id and Location)", responses: { 202: JobAccepted } },
+    [json(ReportRequest)],
+    async (body) => {
+      // Asking again for the same report while it still waits returns the same job.
+      const id = await queue.enqueue(buildReport, body, { key: `report:${body.kind}:${body.month}:${body.fail === true}` });
+      const location = `/api/v1/jobs/${id}`;
+      const state = (await queue.getJob(id))?.state ?? "pending";
+      return accepted({ id, state, status_url: location }, { location });
+    },
+  );
+  const getJobStatus = route.get(
+    "/api/v1/jobs/{id}",
+    { tag: "jobs", summary: "State of a background job: state, attempts, last error", responses: { 200: JobStatus } },
+    [path("id")],
+    async (id) => {
+      const job = await queue.getJob(id);
+      if (job === undefined) throw ApiError.notFound(`job ${id} not found`);
+      return {
+        id: job.id,
+        type: job.type,
+        state: job.state,
+        attempts: job.attempts,
+        max_attempts: job.maxAttempts,
+        last_error: job.lastError,
+        created_at: job.createdAt,
+        updated_at: job.updatedAt,
+      };
+    },
+  );
+  return [createReport, getJobStatus];
+}

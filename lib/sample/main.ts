@@ -1,0 +1,20 @@
+// `node dist/server.js`: the sample service as a process. `--help` lists flags and environment
+// variables (the sample's own settings included); `--workers N` runs a node:cluster of N
+// processes; SIGTERM/SIGINT drain and exit 0. This file is the executable entry: nothing imports it.
+import { runService } from "../service/index.js";
+import { createSampleApp } from "./app.js";
+import { SAMPLE_SETTINGS } from "./settings.js";
+
+await runService({
+  service: "keel-sample",
+  version: "0.1.0",
+  description: "The keel sample service: every endpoint of the spec's sample application.",
+  settings: SAMPLE_SETTINGS,
+  createApp: (config, prod) =>
+    createSampleApp({
+      env: config.env,
+      production: prod,
+      ...(config.settings.jwtSecret === undefined ? {} : { jwtSecret: config.settings.jwtSecret }),
+      ...(config.settings.corsOrigins === undefined ? {} : { corsOrigins: config.settings.corsOrigins }),
+    }),
+});

@@ -1,0 +1,39 @@
+// The sample's own settings, declared once: parsed and validated with the service's built-in
+// options (a bad value exits 2 with the reason), listed in `--help`, handed to createSampleApp.
+import type { CliOption } from "../service/index.js";
+
+/** HS256 needs at least 32 bytes of secret (RFC 7518 §3.2); shorter is refused, not padded. */
+function jwtSecretValue(raw: string): string {
+  if (Buffer.byteLength(raw) < 32) throw new Error("expected a secret of at least 32 bytes");
+  return raw;
+}
+
+/** A comma-separated list of exact origins (`https://app.example.com`). `*` and `null` are refused: credentials are on. */
+function originListValue(raw: string): string[] {
+  const origins = raw.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  for (const o of origins) {
+    if (!/^https?:\/\/[A-Za-z0-9.-]+(:[0-9]{1,5})?$/.test(o) && !/^https?:\/\/\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/.test(o)) {
+      throw new Error(`expected comma-separated origins like https://app.example.com (no "*", "null" or paths), ${JSON.stringify(o)} is not one`);
+    }
+  }
+  return origins;
+}
+
+export const SAMPLE_SETTINGS = {
+  jwtSecret: {
+    flag: "jwt-secret",
+    env: "KEEL_JWT_SECRET",
+    value: "SECRET",
+    description: "HS256 secret of the JWT routes, at least 32 bytes (prefer the variable: flags show in ps); required in production",
+    defaultText: "a development secret outside production",
+    parse: jwtSecretValue,
+  } as CliOption<string>,
+  corsOrigins: {
+    flag: "cors-origins",
+    env: "KEEL_CORS_ORIGINS",
+    value: "ORIGINS",
+    description: "Browser origins allowed to call the API with credentials, comma-separated",
+    defaultText: "none (CORS off)",
+    parse: originListValue,
+  } as CliOption<string[]>,
+} as const;
