@@ -228,8 +228,12 @@ export class App {
 
   /** Listen on `port`/`host`; when `signal` aborts (or `shutdown` settles) drain and close. */
   listen(options: ListenOptions = {}): Promise<ListeningServer> {
-    this.compile();
-    for (const fn of this.startHooks) fn(this);
+    try {
+      this.compile();
+      for (const fn of this.startHooks) fn(this);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     return listenApp(this, options);
   }
 
