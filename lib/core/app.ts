@@ -13,9 +13,12 @@ import { listenApp, type ListenOptions, type ListeningServer } from "./listen.js
 import { DEFAULT_JSON_DEPTH } from "./json-body.js";
 import { createJsonLogger, type Logger } from "../util/logger.js";
 import { Reply } from "./reply.js";
+import { INVALID_TARGET, MISSING_HOST, originForm } from "./request-target.js";
 import type { Layer, RouteDefinition } from "./route.js";
 import type { AppRuntime, AsyncValidationAdapters } from "./runtime.js";
 import { writeReply } from "./write.js";
+import { admitPipelined } from "./pipeline-guard.js";
+import { DEFAULT_SERVER_LIMITS } from "./server-limits.js";
 
 export interface AppOptions {
   /** Request body limit in bytes (default 1 MiB); routes can override it. */
@@ -46,6 +49,9 @@ const UNCOMPILED: Chain = () => {
   throw new Error("keel: route chain used before the app compiled");
 };
 
+/** Marks `OPTIONS *` (RFC 9110 §9.3.7), the one valid target that is not a path. */
+const ASTERISK_OPTIONS = Symbol("OPTIONS *");
+
 /** One immutable 404 error for every unrouted request. */
 const NOT_FOUND = ApiError.notFound("Not found");
 
@@ -72,6 +78,7 @@ export class App {
       validation: options.validation ?? {},
       asyncRuleTimeout: options.asyncRuleTimeout ?? 2000,
       draining: false,
+      limits: DEFAULT_SERVER_LIMITS,
     };
     this.handler = (req, res) => this.handle(req, res);
   }
@@ -154,6 +161,8 @@ export class App {
   private answerUnrouted(ctx: Context): Reply {
     if (ctx.routingError !== undefined) {
       const e = ctx.routingError;
+      // `OPTIONS *` asks about the server as a whole: nothing to add beyond "it answers".
+      if (e === ASTERISK_OPTIONS) return new Reply(204, null, {});
       if (e instanceof BadPathError) {
         throw ApiError.badRequest(
           e.reason === "bad_encoding"
@@ -176,6 +185,7 @@ export class App {
 
   /** Find the chain for a request; routing errors are recorded for the fallback chain. */
   private select(ctx: Context): Chain {
+    if (ctx.routingError !== undefined) return this.fallback;
     try {
       let m = this.router.find(ctx.method, ctx.path);
       if (m === null && ctx.method === "HEAD") m = this.router.find("GET", ctx.path);
@@ -190,16 +200,17 @@ export class App {
     }
   }
 
-  /** Build the context for a raw request; absolute-form targets are reduced to their path. */
+  /**
+   * Build the context for a raw request. An invalid target (a fragment, a bad absolute-form
+   * authority, see request-target.ts) routes nowhere: the fallback chain answers it with a 400.
+   */
   private createContext(req: IncomingMessage, res: ServerResponse | null): Context {
-    let url = req.url ?? "/";
-    if (url.charCodeAt(0) !== 47 /* "/" */) {
-      try {
-        const u = new URL(url);
-        url = u.pathname + u.search;
-      } catch {
-        url = "/";
-      }
+    const raw = req.url ?? "/";
+    const url = raw.charCodeAt(0) === 47 /* "/" */ && raw.indexOf("#") === -1 ? raw : originForm(raw);
+    if (url === "") {
+      const ctx = new Context(this.runtime, req, res, raw === "*" ? "*" : "/", "");
+      ctx.routingError = raw === "*" && ctx.method === "OPTIONS" ? ASTERISK_OPTIONS : INVALID_TARGET;
+      return ctx;
     }
     const q = url.indexOf("?");
     return q === -1
@@ -210,7 +221,11 @@ export class App {
   /** The node:http request listener. */
   handle(req: IncomingMessage, res: ServerResponse): void {
     if (!this.compiled) this.compile();
+    // No socket yet: the response waits behind an unanswered one (pipelining), which is bounded.
+    if (res.socket === null && !admitPipelined(req, res, this.runtime.limits.maxPipelinedRequests, this.runtime.logger)) return;
     const ctx = this.createContext(req, res);
+    // HTTP/1.1 requires Host (RFC 9112 §3.2); Node's own check would answer a bare 400.
+    if (req.headers.host === undefined && req.httpVersionMinor === 1 && ctx.routingError === undefined) ctx.routingError = MISSING_HOST;
     const r = this.select(ctx)(ctx);
     if (isPromise(r)) r.then((reply) => writeReply(ctx, reply));
     else writeReply(ctx, r);

@@ -10,6 +10,8 @@ export type ErrorType =
   | "not_acceptable"
   | "conflict"
   | "payload_too_large"
+  | "request_header_fields_too_large"
+  | "expectation_failed"
   | "unsupported_media_type"
   | "validation_error"
   | "rate_limit_exceeded"

@@ -1,15 +1,20 @@
 // Listening and graceful shutdown. When the signal aborts (or the shutdown promise settles):
-// readiness flips to draining, the listener stops accepting, idle keep-alive sockets close,
-// in-flight requests finish (their responses carry `connection: close`), and after the deadline
-// whatever is left is cut off and counted. Then the shutdown hooks run and `closed` resolves.
+// readiness flips to draining; for the pre-stop delay the server keeps accepting and answering
+// (every response carries `connection: close`, so clients retire their sockets and a load
+// balancer sees /ready answer 503); then the listener stops accepting, idle keep-alive sockets
+// close, in-flight requests finish, and after the deadline whatever is left is cut off and
+// counted. Then the shutdown hooks run and `closed` resolves. The connection limits
+// (server-limits.ts) and the uniform answers to parser errors (client-error.ts) are set here.
 import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { AppRuntime } from "./runtime.js";
 import { LOG_LEVELS } from "../util/logger.js";
+import { installClientErrorHandler } from "./client-error.js";
+import { applyServerLimits, resolveServerLimits, serverConstructionOptions, type ServerLimits } from "./server-limits.js";
 
 export const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
 
-export interface ListenOptions {
+export interface ListenOptions extends ServerLimits {
   /** Port (default 0: a free port). */
   port?: number;
   /** Host (default 127.0.0.1). */
@@ -20,7 +25,12 @@ export interface ListenOptions {
   shutdown?: PromiseLike<unknown>;
   /** How long in-flight requests get to finish, ms (default 10 000). */
   shutdownTimeout?: number;
-  /** Options for node:http createServer (timeouts, maxHeaderSize, ...). */
+  /**
+   * On shutdown, keep accepting and serving this long (ms, default 0) while /ready answers 503,
+   * so a load balancer takes the instance out before its listener closes.
+   */
+  preStopDelay?: number;
+  /** Raw options for node:http createServer; they win over the limits above. */
   server?: ServerOptions;
 }
 
@@ -44,8 +54,21 @@ export interface Listenable {
 }
 
 export function listenApp(app: Listenable, options: ListenOptions): Promise<ListeningServer> {
-  const server = createServer({ ...options.server }, app.handler);
+  let limits;
+  try {
+    limits = resolveServerLimits(options);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  app.runtime.limits = limits;
+  const server = createServer({ ...serverConstructionOptions(limits), ...options.server }, app.handler);
+  applyServerLimits(server, limits);
+  installClientErrorHandler(server, app.runtime);
   const timeout = options.shutdownTimeout ?? DEFAULT_SHUTDOWN_TIMEOUT;
+  const preStopDelay = options.preStopDelay ?? 0;
+  if (!Number.isSafeInteger(preStopDelay) || preStopDelay < 0) {
+    return Promise.reject(new RangeError(`keel: listen option preStopDelay must be an integer >= 0, got ${String(preStopDelay)}`));
+  }
   const logger = app.runtime.logger;
   let closing: Promise<void> | null = null;
   let resolveClosed!: () => void;
@@ -55,6 +78,9 @@ export function listenApp(app: Listenable, options: ListenOptions): Promise<List
     if (closing !== null) return closing;
     app.runtime.draining = true;
     closing = new Promise<void>((resolve) => {
+      if (preStopDelay === 0) resolve();
+      else setTimeout(resolve, preStopDelay);
+    }).then(() => new Promise<void>((resolve) => {
       const sweeper = setInterval(() => server.closeIdleConnections(), 20);
       const deadline = setTimeout(() => {
         server.getConnections((_err, count) => {
@@ -70,7 +96,7 @@ export function listenApp(app: Listenable, options: ListenOptions): Promise<List
         resolve();
       });
       server.closeIdleConnections();
-    }).then(async () => {
+    })).then(async () => {
       await app.runShutdownHooks();
       resolveClosed();
     });

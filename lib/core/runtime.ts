@@ -1,5 +1,6 @@
 // What a request needs from its app at run time, in one object with a stable shape.
 import type { Logger } from "../util/logger.js";
+import type { ResolvedServerLimits } from "./server-limits.js";
 
 export interface AsyncValidationAdapters {
   db?: { isUnique(table: string, column: string, value: unknown): Promise<boolean> };
@@ -20,4 +21,6 @@ export interface AppRuntime {
   asyncRuleTimeout: number;
   /** True once graceful shutdown has begun. */
   draining: boolean;
+  /** Connection limits of the listening server (the defaults until `listen` sets them). */
+  limits: ResolvedServerLimits;
 }

@@ -5,6 +5,7 @@ import { Readable, pipeline } from "node:stream";
 import type { Context } from "./context.js";
 import { errorReply } from "./error-reply.js";
 import { LOG_LEVELS } from "../util/logger.js";
+import { armLingeringClose } from "./lingering-close.js";
 import { Reply, toReply, type StreamBody } from "./reply.js";
 
 /** True when this response must not carry a body (headers only). */
@@ -33,6 +34,8 @@ export function writeReply(ctx: Context, value: Reply): void {
   const res = ctx.res!;
   const reply = value instanceof Reply ? value : toReply(value);
   finalizeHeaders(ctx, reply);
+  // Answering before the body was read and closing: discard the rest first (see lingering-close.ts).
+  if (reply.headers["connection"] === "close" && !ctx.req.complete) armLingeringClose(ctx.req, ctx.runtime.limits);
   try {
     res.writeHead(reply.status, reply.headers as Record<string, string | number | string[]>);
   } catch (err) {

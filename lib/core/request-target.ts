@@ -1,0 +1,39 @@
+// The request target (RFC 9112 §3.2), checked once before routing. Origin-form (`/path?query`) is
+// the common case and costs one scan for `#`. Absolute-form (`http://host/path`) is reduced to
+// its path and query only when the authority is a real one; anything else is refused instead of
+// being served as `/`: a fragment (origin-form has none), userinfo, an empty or unparsable
+// authority, another scheme, or the asterisk-form outside OPTIONS.
+import { ApiError } from "./errors.js";
+
+/** The shared refusal for a target no server should route. */
+export const INVALID_TARGET = ApiError.badRequest("Invalid request target");
+
+/** HTTP/1.1 without a Host header. */
+export const MISSING_HOST = ApiError.badRequest("Missing Host header");
+
+/** `scheme://authority`, the authority without userinfo, whitespace, a path or a query. */
+const ABSOLUTE_FORM = /^https?:\/\/([^/?#@\s\\]+)/i;
+
+/**
+ * The origin-form of `url` ("/path" or "/path?query"), or "" when the target is invalid. The
+ * path is the target's own text (not re-encoded or dot-normalised by a URL parser), so an
+ * absolute-form request routes exactly as its origin-form twin would.
+ */
+export function originForm(url: string): string {
+  if (url.charCodeAt(0) !== 47 /* "/" */) {
+    const m = ABSOLUTE_FORM.exec(url);
+    if (m === null) return "";
+    try {
+      // Validates the authority: a host name or address and a port in range.
+      if (new URL(m[0]).host === "") return "";
+    } catch {
+      return "";
+    }
+    const rest = url.slice(m[0].length);
+    if (rest === "") return "/";
+    if (rest.charCodeAt(0) === 63 /* "?" */) url = "/" + rest;
+    else if (rest.charCodeAt(0) === 47) url = rest;
+    else return "";
+  }
+  return url.indexOf("#") === -1 ? url : "";
+}
