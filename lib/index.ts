@@ -25,6 +25,7 @@ export { ApiError, raise, registerErrorMapper, type ErrorType, type ValidationFi
 export { createJsonLogger, silentLogger, type Logger, type LogLevelName } from "./util/logger.js";
 export type { InjectOptions, InjectResponse } from "./core/inject.js";
 export type { ListenOptions, ListeningServer } from "./core/listen.js";
+export { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./core/server-limits.js";
 export type { AsyncValidationAdapters } from "./core/runtime.js";
 
 export { Extractor, extractor, bodyExtractor, optional, type AnyExtractor, type ExtractedType } from "./core/extractor.js";

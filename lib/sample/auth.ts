@@ -3,6 +3,7 @@
 import { form, group, noContent, route, t, type RouteDefinition } from "../index.js";
 import { authUser, jwt, requireRole } from "../auth/index.js";
 import { csrf, csrfToken, type ResponseCache } from "../middleware/index.js";
+import { ConfigurationError } from "../service/index.js";
 
 /** Development default; production requires KEEL_JWT_SECRET (at least 32 bytes). */
 export const DEV_JWT_SECRET = "keel-dev-secret-not-for-production-0123456789";
@@ -10,7 +11,7 @@ export const DEV_JWT_SECRET = "keel-dev-secret-not-for-production-0123456789";
 /** The configured secret; outside production the development one stands in for a missing secret. */
 export function jwtSecretFor(production: boolean, configured: string | undefined): string {
   if (configured !== undefined) return configured;
-  if (production) throw new Error("KEEL_JWT_SECRET must be set in production (at least 32 bytes)");
+  if (production) throw new ConfigurationError("KEEL_JWT_SECRET must be set in production: give it at least 32 random bytes (or pass --jwt-secret)");
   return DEV_JWT_SECRET;
 }
 

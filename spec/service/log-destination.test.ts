@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { describe, it } from "node:test";
-import { createLogDestination } from "../../lib/service/index.js";
+import { createBufferedLogger, createLogDestination } from "../../lib/service/index.js";
 
 /** A Writable that records each write; `delayMs` makes it slow, `stall` makes it never finish. */
 function sink(options: { delayMs?: number; stall?: boolean; highWaterMark?: number } = {}): Writable & { chunks: string[] } {
@@ -113,5 +113,30 @@ describe("createLogDestination", () => {
     d.write(line(1));
     await d.flush();
     assert.equal(d.dropped, 1);
+  });
+});
+
+describe("createBufferedLogger's drop notice", () => {
+  it("carries pid, hostname and the service fields like every other line", async () => {
+    const s = sink({ delayMs: 20, highWaterMark: 1 });
+    const logger = createBufferedLogger({ destination: s, base: { service: "svc", version: "9" } });
+    // Over the default 4 MiB queue while the sink is busy with the first write.
+    const pad = "y".repeat(1000);
+    for (let i = 0; i < 6000; i++) logger.log(30, "line", { i, pad });
+    assert.ok(logger.destination.dropped > 0, "some lines were dropped");
+    await logger.flush();
+    const notice = s.chunks
+      .join("")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l["msg"] === "log lines dropped");
+    assert.ok(notice, "a drop notice was written");
+    assert.equal(notice["level"], 40);
+    assert.equal(notice["pid"], process.pid);
+    assert.equal(typeof notice["hostname"], "string");
+    assert.equal(notice["service"], "svc");
+    assert.equal(notice["version"], "9");
+    assert.equal(notice["dropped"], logger.destination.dropped);
   });
 });

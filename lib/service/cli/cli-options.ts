@@ -34,6 +34,8 @@ export type CliValues<S extends CliSpec> = { [K in keyof S]: S[K] extends CliOpt
 export interface CliResult<S extends CliSpec> {
   values: CliValues<S>;
   help: boolean;
+  /** --version was given (and no --help). */
+  version: boolean;
 }
 
 function describeSource(opt: CliOption<unknown>, fromFlag: boolean): string {
@@ -54,7 +56,8 @@ export function parseCli<S extends CliSpec>(spec: S, argv: readonly string[], en
   for (const key of Object.keys(spec)) byFlag.set(spec[key]!.flag, key);
   const fromFlags = new Map<string, string>();
   // --help wins over everything else on the line, including mistakes.
-  if (argv.includes("--help") || argv.includes("-h")) return { values: {} as CliValues<S>, help: true };
+  if (argv.includes("--help") || argv.includes("-h")) return { values: {} as CliValues<S>, help: true, version: false };
+  if (argv.includes("--version")) return { values: {} as CliValues<S>, help: false, version: true };
 
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -88,7 +91,7 @@ export function parseCli<S extends CliSpec>(spec: S, argv: readonly string[], en
     const envRaw = opt.env === undefined ? undefined : env[opt.env];
     values[key] = envRaw === undefined || envRaw === "" ? undefined : parseValue(opt, envRaw, false);
   }
-  return { values: values as CliValues<S>, help: false };
+  return { values: values as CliValues<S>, help: false, version: false };
 }
 
 /** Help text: usage line, then one block per option with its environment variable and default. */
@@ -104,6 +107,7 @@ export function formatCliHelp(spec: CliSpec, usage: string, intro = ""): string 
     if (o.defaultText !== undefined) extras.push(`default ${o.defaultText}`);
     lines.push(heads[i]!.padEnd(width) + o.description + (extras.length > 0 ? ` [${extras.join("; ")}]` : ""));
   });
+  lines.push("  --version".padEnd(width) + "Print the version and exit");
   lines.push("  -h, --help".padEnd(width) + "Show this help and exit");
   return lines.join("\n") + "\n";
 }

@@ -16,6 +16,7 @@ import { runClusterPrimary } from "./cluster.js";
 import { installProcessHandlers, shutdownSignal } from "./process-handlers.js";
 import type { CliSpec } from "./cli-options.js";
 import { loadServiceConfig, resolveWorkerCount, type ServiceConfig } from "./service-config.js";
+import { describeStartupError } from "./startup-error.js";
 
 export interface RunServiceOptions<S extends CliSpec = {}> {
   service: string;
@@ -42,8 +43,9 @@ export interface RunServiceOptions<S extends CliSpec = {}> {
 }
 
 /**
- * Runs until shutdown, then exits the process: 0 after a clean drain, 2 on bad flags, 1 when the
- * service cannot start or hits a fatal error (logged as one JSON line first).
+ * Runs until shutdown, then exits the process: 0 after a clean drain; 2 on a configuration
+ * problem (bad flags or variables, a port in use, a missing secret: one plain line on stderr
+ * says what to change); 1 when the service fails otherwise (one JSON line at level 60 first).
  */
 export async function runService<S extends CliSpec = {}>(options: RunServiceOptions<S>): Promise<void> {
   try {
@@ -51,13 +53,19 @@ export async function runService<S extends CliSpec = {}>(options: RunServiceOpti
   } catch (err) {
     const e = err instanceof Error ? { type: err.name, message: err.message, stack: err.stack } : { message: String(err) };
     process.stdout.write(JSON.stringify({ level: LOG_LEVELS.fatal, time: Date.now(), pid: process.pid, service: options.service, msg: "fatal", err: e }) + "\n");
+    process.stderr.write(`${programName(options)}: failed: ${e.message}\n`);
     process.exit(1);
   }
 }
 
+function programName(options: { program?: string }): string {
+  return (options.program ?? "node dist/server.js").split(" ").pop()!;
+}
+
 async function serve<S extends CliSpec>(options: RunServiceOptions<S>): Promise<void> {
   const program = options.program ?? "node dist/server.js";
-  const config = loadServiceConfig(options.argv ?? process.argv.slice(2), options.env ?? process.env, program, {}, options.description, options.settings ?? ({} as S));
+  const version = options.version === undefined ? options.service : `${options.service} ${options.version}`;
+  const config = loadServiceConfig(options.argv ?? process.argv.slice(2), options.env ?? process.env, program, {}, options.description, options.settings ?? ({} as S), version);
   const base = options.version === undefined ? { service: options.service } : { service: options.service, version: options.version };
 
   if (config.workers !== null && cluster.isPrimary) {
@@ -87,12 +95,23 @@ async function serve<S extends CliSpec>(options: RunServiceOptions<S>): Promise<
   try {
     const app = await options.createApp(config, prod);
     if (!prod.isRegistered(app)) prod.register(app);
-    server = await app.listen({ host: config.host, port: config.port, signal, shutdownTimeout: config.shutdownTimeoutMs });
+    server = await app.listen({
+      host: config.host,
+      port: config.port,
+      signal,
+      shutdownTimeout: config.shutdownTimeoutMs,
+      preStopDelay: config.preStopDelayMs,
+      ...config.limits,
+    });
   } catch (err) {
-    // EADDRINUSE, EACCES, a route conflict...: one fatal line, then exit 1.
-    logger.log(LOG_LEVELS.fatal, "failed to start", { err: err instanceof Error ? { type: err.name, message: err.message, stack: err.stack } : String(err) });
+    // A port in use, a missing secret, a route conflict...: the JSON line for log shippers, one
+    // plain line with the fix for the person at the terminal; exit 2 when the configuration is
+    // what has to change.
+    const failure = describeStartupError(err, config);
+    logger.log(LOG_LEVELS.fatal, "failed to start", { err: err instanceof Error ? { type: err.name, message: err.message, stack: err.stack, code: (err as NodeJS.ErrnoException).code } : String(err), exit_code: failure.exitCode });
     await prod.flush();
-    process.exit(1);
+    process.stderr.write(`${programName(options)}: ${failure.line}\n`);
+    process.exit(failure.exitCode);
   }
   logger.log(LOG_LEVELS.info, "listening", { url: server.url, env: config.env });
   await server.closed;

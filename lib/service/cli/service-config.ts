@@ -4,7 +4,9 @@
 // and listed in --help the same way, instead of being read from process.env here and there.
 import { availableParallelism } from "node:os";
 import { KEEL_ENV_VALUES } from "../../util/env.js";
+import { DEFAULT_SERVER_LIMITS } from "../../core/server-limits.js";
 import { parseLogLevel } from "../observability/json-logger.js";
+import { defaultMaxConnections, openFileLimit } from "./fd-limit.js";
 import { booleanValue, CliUsageError, formatCliHelp, integerIn, oneOf, parseCli, type CliOption, type CliSpec, type CliValues } from "./cli-options.js";
 
 export interface ServiceConfig<S extends CliSpec = {}> {
@@ -20,6 +22,17 @@ export interface ServiceConfig<S extends CliSpec = {}> {
   shutdownTimeoutMs: number;
   /** Keep well-formed incoming x-request-id values (turn off at an untrusted edge). */
   trustRequestId: boolean;
+  /** On SIGTERM keep serving this long (ms) while /ready says draining. */
+  preStopDelayMs: number;
+  /** Connection limits handed to listen() (see lib/core/server-limits.ts). */
+  limits: {
+    headersTimeout: number;
+    requestTimeout: number;
+    keepAliveTimeout: number;
+    maxHeaderSize: number;
+    maxRequestsPerSocket: number;
+    maxConnections: number;
+  };
   /** The app's own settings, by key (undefined when neither the flag nor the variable is set). */
   settings: CliValues<S>;
 }
@@ -75,6 +88,62 @@ export const SERVICE_OPTIONS = {
     defaultText: "10000",
     parse: integerIn(0, 600_000),
   } as CliOption<number>,
+  preStopDelay: {
+    flag: "pre-stop-delay",
+    env: "PRE_STOP_DELAY_MS",
+    value: "MS",
+    description: "After SIGTERM keep accepting and answering (with connection: close) this long while /ready says 503, so a load balancer can stop sending first",
+    defaultText: "0",
+    parse: integerIn(0, 600_000),
+  } as CliOption<number>,
+  headersTimeout: {
+    flag: "headers-timeout",
+    env: "HEADERS_TIMEOUT_MS",
+    value: "MS",
+    description: "Time a client has to send the request headers (then 408)",
+    defaultText: String(DEFAULT_SERVER_LIMITS.headersTimeout),
+    parse: integerIn(1, 600_000),
+  } as CliOption<number>,
+  requestTimeout: {
+    flag: "request-timeout",
+    env: "REQUEST_TIMEOUT_MS",
+    value: "MS",
+    description: "Time a client has to send the whole request, body included (then 408; 0 = none)",
+    defaultText: String(DEFAULT_SERVER_LIMITS.requestTimeout),
+    parse: integerIn(0, 3_600_000),
+  } as CliOption<number>,
+  keepAliveTimeout: {
+    flag: "keep-alive-timeout",
+    env: "KEEP_ALIVE_TIMEOUT_MS",
+    value: "MS",
+    description: "How long an idle keep-alive connection stays open",
+    defaultText: String(DEFAULT_SERVER_LIMITS.keepAliveTimeout),
+    parse: integerIn(0, 600_000),
+  } as CliOption<number>,
+  maxHeaderSize: {
+    flag: "max-header-size",
+    env: "MAX_HEADER_SIZE",
+    value: "BYTES",
+    description: "Largest request line and headers (then 431)",
+    defaultText: String(DEFAULT_SERVER_LIMITS.maxHeaderSize),
+    parse: integerIn(1024, 1_048_576),
+  } as CliOption<number>,
+  maxRequestsPerSocket: {
+    flag: "max-requests-per-socket",
+    env: "MAX_REQUESTS_PER_SOCKET",
+    value: "N",
+    description: "Requests one connection may carry before it is closed (0 = no limit)",
+    defaultText: String(DEFAULT_SERVER_LIMITS.maxRequestsPerSocket),
+    parse: integerIn(0, 1_000_000),
+  } as CliOption<number>,
+  maxConnections: {
+    flag: "max-connections",
+    env: "MAX_CONNECTIONS",
+    value: "N",
+    description: "Open connections at once; more are refused (0 = no limit)",
+    defaultText: `90% of the open-file limit (${defaultMaxConnections(openFileLimit()) || "no limit"} here)`,
+    parse: integerIn(0, 10_000_000),
+  } as CliOption<number>,
   trustRequestId: {
     flag: "trust-request-id",
     env: "TRUST_REQUEST_ID",
@@ -99,16 +168,22 @@ function allOptions(settings: CliSpec): CliSpec {
   return { ...SERVICE_OPTIONS, ...settings };
 }
 
-/** Parsed configuration, or "help" when --help/-h was given. Throws CliUsageError on bad input. */
+/** Parsed configuration, or "help"/"version" when --help/-h or --version was given. Throws CliUsageError on bad input. */
 export function parseServiceConfig<S extends CliSpec = {}>(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
   settings: S = {} as S,
-): ServiceConfig<S> | "help" {
+): ServiceConfig<S> | "help" | "version" {
   const spec = allOptions(settings);
   const parsed = parseCli(spec, argv, env);
   if (parsed.help) return "help";
+  if (parsed.version) return "version";
   const values = parsed.values as CliValues<typeof SERVICE_OPTIONS>;
+  const headers = values.headersTimeout ?? DEFAULT_SERVER_LIMITS.headersTimeout;
+  const request = values.requestTimeout ?? DEFAULT_SERVER_LIMITS.requestTimeout;
+  if (request > 0 && headers > request) {
+    throw new CliUsageError(`the headers timeout (${headers} ms, --headers-timeout or HEADERS_TIMEOUT_MS) must not exceed the request timeout (${request} ms, --request-timeout or REQUEST_TIMEOUT_MS)`);
+  }
   const own: Record<string, unknown> = {};
   for (const key of Object.keys(settings)) own[key] = (parsed.values as Record<string, unknown>)[key];
   return {
@@ -119,6 +194,15 @@ export function parseServiceConfig<S extends CliSpec = {}>(
     logLevel: values.logLevel ?? 30,
     shutdownTimeoutMs: values.shutdownTimeout ?? 10_000,
     trustRequestId: values.trustRequestId ?? true,
+    preStopDelayMs: values.preStopDelay ?? 0,
+    limits: {
+      headersTimeout: headers,
+      requestTimeout: request,
+      keepAliveTimeout: values.keepAliveTimeout ?? DEFAULT_SERVER_LIMITS.keepAliveTimeout,
+      maxHeaderSize: values.maxHeaderSize ?? DEFAULT_SERVER_LIMITS.maxHeaderSize,
+      maxRequestsPerSocket: values.maxRequestsPerSocket ?? DEFAULT_SERVER_LIMITS.maxRequestsPerSocket,
+      maxConnections: values.maxConnections ?? defaultMaxConnections(openFileLimit()),
+    },
     settings: own as CliValues<S>,
   };
 }
@@ -152,6 +236,7 @@ export function loadServiceConfig<S extends CliSpec = {}>(
   io: ConfigIo = {},
   description?: string,
   settings: S = {} as S,
+  version = "unknown",
 ): ServiceConfig<S> {
   const out = io.stdout ?? ((s: string) => void process.stdout.write(s));
   const err = io.stderr ?? ((s: string) => void process.stderr.write(s));
@@ -160,6 +245,10 @@ export function loadServiceConfig<S extends CliSpec = {}>(
     const config = parseServiceConfig(argv, env, settings);
     if (config === "help") {
       out(serviceHelp(program, description, settings));
+      return exit(0);
+    }
+    if (config === "version") {
+      out(version + "\n");
       return exit(0);
     }
     return config;

@@ -32,7 +32,11 @@ function isDestination(d: unknown): d is LogDestination {
 
 export function createBufferedLogger(options: BufferedLoggerOptions = {}): BufferedLogger {
   const d = options.destination;
-  const destination = isDestination(d) ? d : createLogDestination(d === undefined ? {} : { target: d });
+  // The "log lines dropped" notice carries the same pid/hostname/service fields as every line.
+  let prefix: ((level: number) => string) | null = null;
+  const dropNotice = (dropped: number): string =>
+    (prefix === null ? '{"level":40,"time":' + Date.now() : prefix(40)) + ',"msg":"log lines dropped","dropped":' + dropped + "}\n";
+  const destination = isDestination(d) ? d : createLogDestination(d === undefined ? { dropNotice } : { target: d, dropNotice });
   const logger = buildJsonLogger({
     level: options.level ?? "info",
     sink: destination,
@@ -40,5 +44,6 @@ export function createBufferedLogger(options: BufferedLoggerOptions = {}): Buffe
     processFields: options.processFields ?? true,
     redact: options.redact ?? SECRET_HEADERS,
   });
+  prefix = logger.prefix;
   return { ...logger, destination };
 }

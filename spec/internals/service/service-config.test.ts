@@ -4,6 +4,7 @@ import { availableParallelism } from "node:os";
 import { after, describe, it } from "node:test";
 import { CliUsageError, parseCli, integerIn } from "../../../lib/service/cli/cli-options.js";
 import { loadServiceConfig, parseServiceConfig, resolveWorkerCount, serviceHelp, type ServiceConfig } from "../../../lib/service/cli/service-config.js";
+import { defaultMaxConnections, openFileLimit } from "../../../lib/service/cli/fd-limit.js";
 import { startService, type RunningService } from "../../service/fixtures/spawn-service.js";
 
 const started: RunningService[] = [];
@@ -38,13 +39,41 @@ describe("parseServiceConfig", () => {
       logLevel: 30,
       shutdownTimeoutMs: 10_000,
       trustRequestId: true,
+      preStopDelayMs: 0,
+      limits: {
+        headersTimeout: 10_000,
+        requestTimeout: 30_000,
+        keepAliveTimeout: 5_000,
+        maxHeaderSize: 16_384,
+        maxRequestsPerSocket: 1_000,
+        maxConnections: defaultMaxConnections(openFileLimit()),
+      },
       settings: {},
     });
   });
 
+  it("reads the connection limits and the pre-stop delay from flags and variables", () => {
+    const env = { HEADERS_TIMEOUT_MS: "2000", REQUEST_TIMEOUT_MS: "8000", KEEP_ALIVE_TIMEOUT_MS: "1000", MAX_HEADER_SIZE: "8192", MAX_REQUESTS_PER_SOCKET: "0", MAX_CONNECTIONS: "500", PRE_STOP_DELAY_MS: "3000" };
+    const c = parse(["--max-connections", "700"], env);
+    assert.deepEqual(c.limits, { headersTimeout: 2000, requestTimeout: 8000, keepAliveTimeout: 1000, maxHeaderSize: 8192, maxRequestsPerSocket: 0, maxConnections: 700 });
+    assert.equal(c.preStopDelayMs, 3000);
+    assert.throws(() => parse([], { MAX_HEADER_SIZE: "10" }), /MAX_HEADER_SIZE: expected an integer from 1024/);
+    assert.throws(() => parse(["--headers-timeout", "9000", "--request-timeout", "3000"], {}), /must not exceed the request timeout/);
+  });
+
+  it("derives the default connection cap from the open-file limit", () => {
+    const limits = (n: string): string => `Limit                     Soft Limit           Hard Limit           Units\nMax open files            ${n}                 4096                 files\n`;
+    assert.equal(openFileLimit(limits("1024")), 1024);
+    assert.equal(defaultMaxConnections(openFileLimit(limits("1024"))), Math.floor((1024 - 128) * 0.9));
+    assert.equal(openFileLimit(limits("unlimited")), undefined);
+    assert.equal(defaultMaxConnections(undefined), 0);
+    assert.equal(defaultMaxConnections(100), 16);
+  });
+
   it("reads environment variables, and flags win over them", () => {
     const env = { HOST: "0.0.0.0", PORT: "3000", KEEL_ENV: "production", WORKERS: "4", LOG_LEVEL: "warn", SHUTDOWN_TIMEOUT_MS: "2500", TRUST_REQUEST_ID: "false" };
-    assert.deepEqual(parse([], env), { host: "0.0.0.0", port: 3000, env: "production", workers: 4, logLevel: 40, shutdownTimeoutMs: 2500, trustRequestId: false, settings: {} });
+    const fromEnv = parse([], env);
+    assert.deepEqual({ ...fromEnv, limits: undefined, preStopDelayMs: undefined }, { host: "0.0.0.0", port: 3000, env: "production", workers: 4, logLevel: 40, shutdownTimeoutMs: 2500, trustRequestId: false, settings: {}, limits: undefined, preStopDelayMs: undefined });
     const c = parse(["--port", "9000", "--workers=0", "--log-level", "debug", "--host", "[::1]", "--trust-request-id", "yes"], env);
     assert.equal(c.port, 9000);
     assert.equal(c.workers, 0);
