@@ -2,7 +2,7 @@
 // endpoints", built only from keel's public entry points. Everything it depends on (user store,
 // job queue, logger, secrets, the production baseline) is passed in or made here for this app
 // alone, and creating it starts nothing: the job queue starts when the app listens.
-import { App, createJsonLogger, group, registerErrorMapper, type Logger } from "../index.js";
+import { App, createJsonLogger, group, registerErrorMapper, type Logger, type RouteDefinition } from "../index.js";
 import { BEARER_SECURITY_SCHEME } from "../auth/index.js";
 import { mapDatabaseError } from "../db-errors/index.js";
 import type { JobQueue } from "../jobs/index.js";
@@ -65,10 +65,16 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
 
   const cache = responseCache({ ttlMs: 30_000 });
   const { getUser, createUser, listUsers } = userRoutes(users, cache);
-  app.routes(hello, getUser, createUser, listProjects, echoText);
+  // Every route that changes something has its own, tighter budget per client (20 at once, then
+  // 2 a second), on top of the generous one across /api/v1: one client cannot fill the user
+  // table or the job queue, however fast it sends.
+  const writeLimit = rateLimit({ capacity: 20, refillPerSecond: 2, name: "writes" });
+  const limitWrites = (defs: readonly RouteDefinition[]): RouteDefinition[] =>
+    defs.map((d) => (d.method === "GET" || d.method === "HEAD" ? d : group({ layers: [writeLimit] }, [d])[0]!));
+  app.routes(limitWrites([hello, getUser, createUser, listProjects, echoText]));
   // One generous token bucket per client across /api/v1 (attached to the routes, not matched by prefix).
   app.routes(
-    group({ layers: [rateLimit({ capacity: 100, refillPerSecond: 20 })] }, [ping, listUsers, broken, ...authRoutes(secret, cache), ...jobRoutes(jobs)]),
+    group({ layers: [rateLimit({ capacity: 100, refillPerSecond: 20 })] }, limitWrites([ping, listUsers, broken, ...authRoutes(secret, cache), ...jobRoutes(jobs)])),
   );
   return app.register(
     docs("/docs", {

@@ -1,7 +1,7 @@
 // Users: schemas, an in-memory store (one per app, seeded), and the routes that use it:
-// `GET /users/{id}`, `POST /users` (deduplicated by Idempotency-Key) and the cached, negotiated
-// `GET /api/v1/users`.
-import { ApiError, created, json, path, raise, route, t, type RouteDefinition, type Static } from "../index.js";
+// `GET /users/{id}`, `POST /users` (deduplicated by Idempotency-Key) and the cached, negotiated,
+// paginated `GET /api/v1/users` (`limit` up to 100, an opaque `cursor` for the next page).
+import { ApiError, created, json, path, query, raise, route, t, type RouteDefinition, type Static } from "../index.js";
 import { idempotency, type ResponseCache } from "../middleware/index.js";
 
 export const User = t.named("User", t.object({ id: t.u64(), email: t.string({ format: "email" }) }));
@@ -12,7 +12,35 @@ export const CreateUser = t.named(
     password: t.string({ length: { min: 8 } }),
   }),
 );
-const UserList = t.named("UserList", t.object({ users: t.array(User), total: t.u64() }));
+const UserList = t.named(
+  "UserList",
+  t.object({
+    users: t.array(User),
+    total: t.u64(),
+    /** Pass as `cursor` for the next page; null on the last page. */
+    next_cursor: t.nullable(t.string()),
+  }),
+);
+
+/** Largest page; the default page is smaller. Lists never grow with the table. */
+export const MAX_PAGE_SIZE = 100;
+const DEFAULT_PAGE_SIZE = 20;
+const ListQuery = t.object({
+  limit: t.optional(t.integer({ range: { min: 1, max: MAX_PAGE_SIZE } })),
+  cursor: t.optional(t.string({ regex: "^[A-Za-z0-9_-]{1,24}$" })),
+});
+
+/** The cursor is opaque to clients: the last id of the page, base64url-encoded. */
+function encodeCursor(lastId: number): string {
+  return Buffer.from(`u${lastId}`).toString("base64url");
+}
+
+function decodeCursor(cursor: string): number {
+  const text = Buffer.from(cursor, "base64url").toString("latin1");
+  const id = /^u(\d{1,15})$/.exec(text);
+  if (id === null) throw ApiError.badRequest("Invalid cursor: pass back the next_cursor of the previous page");
+  return Number(id[1]);
+}
 
 export type UserRecord = Static<typeof User>;
 
@@ -21,6 +49,8 @@ const SEED = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"
 /** The sample's user table. Each app gets its own unless one is passed in. */
 export class UserStore {
   readonly #users = new Map<number, UserRecord>();
+  /** The same records by ascending id (ids only grow), for pages. */
+  readonly #ordered: UserRecord[] = [];
   #nextId = 1;
 
   /** A store holding `emails` as users 1..n (default: the twelve sample users). */
@@ -35,11 +65,28 @@ export class UserStore {
   add(email: string): UserRecord {
     const user: UserRecord = { id: this.#nextId++, email };
     this.#users.set(user.id, user);
+    this.#ordered.push(user);
     return user;
   }
 
+  get size(): number {
+    return this.#ordered.length;
+  }
+
+  /** Up to `limit` users with ids above `afterId`, in id order. */
+  page(afterId: number, limit: number): UserRecord[] {
+    let lo = 0;
+    let hi = this.#ordered.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.#ordered[mid]!.id <= afterId) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.#ordered.slice(lo, lo + limit);
+  }
+
   list(): UserRecord[] {
-    return [...this.#users.values()];
+    return [...this.#ordered];
   }
 }
 
@@ -69,15 +116,18 @@ export function userRoutes(users: UserStore, cache: ResponseCache): UserRoutes {
     "/api/v1/users",
     {
       tag: "users",
-      summary: "List users (JSON, or TOON with Accept: application/toon)",
+      summary: "List users a page at a time (limit up to 100, cursor from next_cursor); JSON, or TOON with Accept: application/toon",
       responses: { 200: UserList },
       layers: [cache],
       config: { negotiated: true, cache: { tags: ["users"] } },
     },
-    [],
-    () => {
-      const list = users.list();
-      return { users: list, total: list.length };
+    [query(ListQuery)],
+    (q) => {
+      const limit = q.limit ?? DEFAULT_PAGE_SIZE;
+      const page = users.page(q.cursor === undefined ? 0 : decodeCursor(q.cursor), limit + 1);
+      const more = page.length > limit;
+      if (more) page.length = limit;
+      return { users: page, total: users.size, next_cursor: more ? encodeCursor(page[page.length - 1]!.id) : null };
     },
   );
   return { getUser, createUser, listUsers };
