@@ -30,7 +30,7 @@ export type { AsyncValidationAdapters } from "./core/runtime.js";
 
 export { Extractor, extractor, bodyExtractor, optional, type AnyExtractor, type ExtractedType } from "./core/extractor.js";
 export { path, query, header, cookie } from "./extract/params.js";
-export { json, text, bytes, form, type BodyOptions } from "./extract/body.js";
+export { json, text, bytes, form, type BodyOptions, type JsonBodyOptions } from "./extract/body.js";
 export { state, requestContext, context, type RequestInfo } from "./extract/request.js";
 
 export { t, type Static, type TSchema, type JsonSchema } from "./schema/index.js";

@@ -10,7 +10,7 @@ import { errorReply } from "./error-reply.js";
 import { ApiError } from "./errors.js";
 import { injectRequest, type InjectOptions, type InjectResponse } from "./inject.js";
 import { listenApp, type ListenOptions, type ListeningServer } from "./listen.js";
-import { DEFAULT_JSON_DEPTH } from "./json-body.js";
+import { DEFAULT_JSON_DEPTH, DEFAULT_JSON_ELEMENTS } from "./json-body.js";
 import { createJsonLogger, type Logger } from "../util/logger.js";
 import { Reply } from "./reply.js";
 import { INVALID_TARGET, MISSING_HOST, originForm } from "./request-target.js";
@@ -25,6 +25,8 @@ export interface AppOptions {
   bodyLimit?: number;
   /** Maximum JSON nesting depth (default 64). */
   jsonDepth?: number;
+  /** Maximum number of values in one JSON body (default 50 000; see json-body.ts for the cost). */
+  jsonElements?: number;
   /** Maximum length of one path parameter (default 100). */
   maxParamLength?: number;
   /** Shared application state, read by the `state(key)` extractor. */
@@ -72,6 +74,7 @@ export class App {
     this.runtime = {
       bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
       jsonDepth: options.jsonDepth ?? DEFAULT_JSON_DEPTH,
+      jsonElements: options.jsonElements ?? DEFAULT_JSON_ELEMENTS,
       production: isProductionEnv(options.env ?? process.env["KEEL_ENV"]),
       logger: options.logger ?? createJsonLogger({ level: "warn" }),
       state: options.state ?? Object.create(null),

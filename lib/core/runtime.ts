@@ -12,6 +12,8 @@ export interface AppRuntime {
   bodyLimit: number;
   /** Maximum JSON nesting depth accepted in bodies. */
   jsonDepth: number;
+  /** Maximum number of values in one JSON body (routes can override it on `json()`). */
+  jsonElements: number;
   /** KEEL_ENV=production: 5xx messages are masked. */
   production: boolean;
   logger: Logger;

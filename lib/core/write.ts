@@ -1,6 +1,6 @@
 // Writing a Reply to the socket, once: one writeHead with every header, then the body.
 // Streams are piped with backpressure; HEAD, 204 and 304 send headers only.
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable, pipeline } from "node:stream";
 import type { Context } from "./context.js";
 import { errorReply } from "./error-reply.js";
@@ -34,8 +34,9 @@ export function writeReply(ctx: Context, value: Reply): void {
   const res = ctx.res!;
   const reply = value instanceof Reply ? value : toReply(value);
   finalizeHeaders(ctx, reply);
-  // Answering before the body was read and closing: discard the rest first (see lingering-close.ts).
-  if (reply.headers["connection"] === "close" && !ctx.req.complete) armLingeringClose(ctx.req, ctx.runtime.limits);
+  // Answering before the body was read: should the connection close after this answer (our
+  // `connection: close`, the client's, a last request), discard the rest first (lingering-close.ts).
+  if (!ctx.req.complete && hasBody(ctx.req)) armLingeringClose(ctx.req, ctx.runtime.limits);
   try {
     res.writeHead(reply.status, reply.headers as Record<string, string | number | string[]>);
   } catch (err) {
@@ -60,6 +61,11 @@ export function writeReply(ctx: Context, value: Reply): void {
   } else {
     sendStream(ctx, res, body);
   }
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  const h = req.headers;
+  return h["transfer-encoding"] !== undefined || (h["content-length"] !== undefined && h["content-length"] !== "0");
 }
 
 function discardStream(body: unknown): void {

@@ -14,6 +14,11 @@ export interface BodyOptions {
   useDefaults?: boolean;
 }
 
+export interface JsonBodyOptions extends BodyOptions {
+  /** Most values (objects, arrays, members) in the body; default the app's `jsonElements` (50 000). */
+  maxElements?: number;
+}
+
 function requireMedia(ctx: Context, ok: boolean, expected: string): void {
   if (ok) return;
   const got = ctx.contentType.essence;
@@ -27,24 +32,30 @@ function decodeUtf8(buf: Buffer): string {
   return buf.toString("utf8");
 }
 
-function readJson(ctx: Context): Promise<unknown> {
+function readJson(ctx: Context, maxElements: number): Promise<unknown> {
   requireMedia(ctx, isJsonMediaType(ctx.contentType), "application/json");
   return ctx.body().then((buf) => {
     if (buf.length === 0) throw new MissingValueError("Request body is empty; expected JSON");
-    return parseJsonText(decodeUtf8(buf), ctx.runtime.jsonDepth);
+    return parseJsonText(decodeUtf8(buf), ctx.runtime.jsonDepth, maxElements < 0 ? ctx.runtime.jsonElements : maxElements);
   });
 }
 
+const readJsonWithAppLimit = (ctx: Context): Promise<unknown> => readJson(ctx, -1);
+
 /** A JSON body (`application/json` or `+json`, else 415), validated by `schema` (failure: 422). */
 export function json(): Extractor<unknown, true>;
-export function json<const S extends JsonSchema>(schema: S, options?: BodyOptions): Extractor<Static<S>, true>;
-export function json(schema?: JsonSchema, options: BodyOptions = {}): Extractor<unknown, true> {
+export function json<const S extends JsonSchema>(schema: S, options?: JsonBodyOptions): Extractor<Static<S>, true>;
+export function json(schema?: JsonSchema, options: JsonBodyOptions = {}): Extractor<unknown, true> {
   const body = { contentTypes: ["application/json"], required: true, ...(schema === undefined ? {} : { schema }) };
-  if (schema === undefined) return new Extractor("json", readJson, true, { body, errorStatuses: [400, 413, 415] });
+  const maxElements = options.maxElements ?? -1;
+  if (maxElements !== -1 && (!Number.isSafeInteger(maxElements) || maxElements < 1)) {
+    throw new TypeError(`json(): maxElements must be a positive integer, got ${String(maxElements)}`);
+  }
+  if (schema === undefined) return new Extractor("json", readJsonWithAppLimit, true, { body, errorStatuses: [400, 413, 415] });
   const compiled = compileSchema(schema, { useDefaults: options.useDefaults === true });
   return new Extractor(
     "json",
-    (ctx) => readJson(ctx).then((v) => runValidation(compiled, v, ctx, "")),
+    (ctx) => readJson(ctx, maxElements).then((v) => runValidation(compiled, v, ctx, "")),
     true,
     { body, errorStatuses: [400, 413, 415, 422] },
   );

@@ -72,26 +72,52 @@ function assertUniform413(o: Outcome, label: string): void {
   assert.match(body.error_id, /^err_[0-9a-f]{32}$/, label);
 }
 
-describe("oversized uploads read their 413 (lingering close)", () => {
-  let server: ListeningServer;
-  before(async () => {
-    server = await createSampleApp({ logger: silentLogger }).listen({ port: 0 });
-  });
-  after(() => server.close());
+/**
+ * The sample limits writes per client (20 at once), so each batch of uploads gets a fresh
+ * instance: what is under test is the 413, not the rate limit.
+ */
+async function inBatches(total: number, upload: (port: number, i: number) => Promise<void>): Promise<void> {
+  for (let start = 0; start < total; start += 10) {
+    const server = await createSampleApp({ logger: silentLogger }).listen({ port: 0 });
+    try {
+      for (let i = start; i < Math.min(total, start + 10); i++) await upload(server.port, i);
+    } finally {
+      await server.close();
+    }
+  }
+}
 
+describe("oversized uploads read their 413 (lingering close)", () => {
   it(`Node's http client: ${UPLOADS}/${UPLOADS} uploads (Content-Length and chunked) read the uniform 413`, async () => {
-    for (let i = 0; i < UPLOADS; i++) assertUniform413(await nodeUpload(server.port, i % 2 === 1), `node upload ${i}`);
+    await inBatches(UPLOADS, async (port, i) => assertUniform413(await nodeUpload(port, i % 2 === 1), `node upload ${i}`));
   });
 
   it(`curl: ${UPLOADS}/${UPLOADS} uploads (Content-Length and chunked) read the uniform 413`, async () => {
-    for (let i = 0; i < UPLOADS; i++) assertUniform413(await curlUpload(server.port, i % 2 === 1), `curl upload ${i}`);
+    await inBatches(UPLOADS, async (port, i) => assertUniform413(await curlUpload(port, i % 2 === 1), `curl upload ${i}`));
   });
 
   it("the connection still closes: the answer says so and the socket ends after the body", async () => {
-    const head = "POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\n\r\n";
-    const out = await rawExchange(server.port, Buffer.concat([Buffer.from(head), Buffer.alloc(2_000_000, 0x20)]), 5000);
-    assert.match(out, /^HTTP\/1\.1 413 /);
-    assert.match(out, /connection: close/i);
+    await inBatches(1, async (port) => {
+      const head = "POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\n\r\n";
+      const out = await rawExchange(port, Buffer.concat([Buffer.from(head), Buffer.alloc(2_000_000, 0x20)]), 5000);
+      assert.match(out, /^HTTP\/1\.1 413 /);
+      assert.match(out, /connection: close/i);
+    });
+  });
+
+  it("an early answer other than 413 (the write limit's 429) on a closing connection is read too", async () => {
+    const server = await createSampleApp({ logger: silentLogger }).listen({ port: 0 });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 30; i++) {
+        const o = await nodeUpload(server.port, false);
+        assert.equal(o.error, undefined, `upload ${i}: the client saw ${o.error} (status ${o.status})`);
+        statuses.push(o.status);
+      }
+      assert.ok(statuses.includes(413) && statuses.includes(429), statuses.join(","));
+    } finally {
+      await server.close();
+    }
   });
 });
 
