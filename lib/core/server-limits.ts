@@ -13,7 +13,8 @@ export interface ServerLimits {
   keepAliveTimeout?: number;
   /** Largest request head (request line and headers), bytes (default 16 384); larger is a 431. */
   maxHeaderSize?: number;
-  /** Requests served on one socket before it is closed (default 1 000; 0: no limit). */
+  /** Requests served on one socket before it is closed (default 0: no limit; requests a client
+   * already pipelined past the limit get a bare 503 from Node, so keep it off for pipelining clients). */
   maxRequestsPerSocket?: number;
   /** Requests waiting on one socket behind an unanswered one (pipelining) before it is cut (default 64). */
   maxPipelinedRequests?: number;
@@ -34,7 +35,7 @@ export const DEFAULT_SERVER_LIMITS: ResolvedServerLimits = Object.freeze({
   requestTimeout: 30_000,
   keepAliveTimeout: 5_000,
   maxHeaderSize: 16_384,
-  maxRequestsPerSocket: 1_000,
+  maxRequestsPerSocket: 0,
   maxPipelinedRequests: 64,
   maxConnections: 0,
   timeoutCheckInterval: 1_000,

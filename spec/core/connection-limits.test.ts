@@ -180,7 +180,7 @@ describe("limits of sockets and connections", () => {
       assert.equal(server.server.headersTimeout, 10_000);
       assert.equal(server.server.requestTimeout, 30_000);
       assert.equal(server.server.keepAliveTimeout, 5_000);
-      assert.equal(server.server.maxRequestsPerSocket, 1_000);
+      assert.equal(server.server.maxRequestsPerSocket, 0);
     } finally {
       await server.close();
     }

@@ -45,7 +45,7 @@ describe("parseServiceConfig", () => {
         requestTimeout: 30_000,
         keepAliveTimeout: 5_000,
         maxHeaderSize: 16_384,
-        maxRequestsPerSocket: 1_000,
+        maxRequestsPerSocket: 0,
         maxConnections: defaultMaxConnections(openFileLimit()),
       },
       settings: {},
@@ -53,9 +53,9 @@ describe("parseServiceConfig", () => {
   });
 
   it("reads the connection limits and the pre-stop delay from flags and variables", () => {
-    const env = { HEADERS_TIMEOUT_MS: "2000", REQUEST_TIMEOUT_MS: "8000", KEEP_ALIVE_TIMEOUT_MS: "1000", MAX_HEADER_SIZE: "8192", MAX_REQUESTS_PER_SOCKET: "0", MAX_CONNECTIONS: "500", PRE_STOP_DELAY_MS: "3000" };
+    const env = { HEADERS_TIMEOUT_MS: "2000", REQUEST_TIMEOUT_MS: "8000", KEEP_ALIVE_TIMEOUT_MS: "1000", MAX_HEADER_SIZE: "8192", MAX_REQUESTS_PER_SOCKET: "500", MAX_CONNECTIONS: "500", PRE_STOP_DELAY_MS: "3000" };
     const c = parse(["--max-connections", "700"], env);
-    assert.deepEqual(c.limits, { headersTimeout: 2000, requestTimeout: 8000, keepAliveTimeout: 1000, maxHeaderSize: 8192, maxRequestsPerSocket: 0, maxConnections: 700 });
+    assert.deepEqual(c.limits, { headersTimeout: 2000, requestTimeout: 8000, keepAliveTimeout: 1000, maxHeaderSize: 8192, maxRequestsPerSocket: 500, maxConnections: 700 });
     assert.equal(c.preStopDelayMs, 3000);
     assert.throws(() => parse([], { MAX_HEADER_SIZE: "10" }), /MAX_HEADER_SIZE: expected an integer from 1024/);
     assert.throws(() => parse(["--headers-timeout", "9000", "--request-timeout", "3000"], {}), /must not exceed the request timeout/);
