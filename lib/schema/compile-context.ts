@@ -15,6 +15,28 @@ import { mergeEvaluated, newEvaluated, type Check, type Evaluated, type Validati
 import type { JsonSchema } from "./types.js";
 
 const VALIDATION_VOCAB = "https://json-schema.org/draft/2020-12/vocab/validation";
+const DIALECT_2020_12 = "https://json-schema.org/draft/2020-12/schema";
+/** The 2020-12 vocabularies: a meta-schema may require these and nothing else. */
+const KNOWN_VOCABULARIES = new Set(
+  ["core", "applicator", "unevaluated", "validation", "meta-data", "format-annotation", "format-assertion", "content"].map(
+    (v) => `https://json-schema.org/draft/2020-12/vocab/${v}`,
+  ),
+);
+/** How many meta-schemas deep a dialect is followed (a meta-schema's own $schema). */
+const MAX_DIALECT_DEPTH = 8;
+
+/**
+ * A `$schema` the validator cannot honour: another draft (2019-09, draft-07...), an unknown URI,
+ * or a meta-schema requiring a vocabulary we do not implement. Refused at compile time, never
+ * validated with the wrong rules: 2019-09 keywords such as `$recursiveRef` or array `items`
+ * would otherwise be ignored or misread and accept what the schema's author meant to refuse.
+ */
+export class UnsupportedDialectError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UnsupportedDialectError";
+  }
+}
 
 const alwaysValid: Check = () => true;
 const neverValid: Check = (_v, s) => {
@@ -28,6 +50,7 @@ export class CompileContext implements NodeCompiler {
   readonly #cache = new Map<object, { fn: Check | null }>();
   readonly #noValidationCache = new Map<object, { fn: Check | null }>();
   readonly #externals = new Map<JsonSchema, string>();
+  readonly #dialects = new Map<string, boolean>();
 
   constructor(
     readonly registry: SchemaRegistry,
@@ -85,10 +108,40 @@ export class CompileContext implements NodeCompiler {
   #validationVocabulary(schema: SchemaObject, inherited: boolean): boolean {
     const dialect = schema["$schema"];
     if (typeof dialect !== "string") return inherited;
-    const meta = this.registry.resolve(dialect, dialect);
-    if (meta === undefined || !isSchemaObject(meta.schema)) return true;
+    let known = this.#dialects.get(dialect);
+    if (known === undefined) {
+      known = this.#dialectHasValidation(dialect, dialect, 0);
+      this.#dialects.set(dialect, known);
+    }
+    return known;
+  }
+
+  /** Whether a dialect turns the validation vocabulary on; throws for a dialect we cannot honour. */
+  #dialectHasValidation(uri: string, asked: string, depth: number): boolean {
+    const plain = uri.endsWith("#") ? uri.slice(0, -1) : uri;
+    if (plain === DIALECT_2020_12) return true;
+    const meta = depth < MAX_DIALECT_DEPTH ? this.registry.resolve(plain, plain) : undefined;
+    if (meta === undefined || !isSchemaObject(meta.schema)) {
+      throw new UnsupportedDialectError(
+        `unsupported $schema ${JSON.stringify(asked)}: keel validates JSON Schema 2020-12 ` +
+          `(${DIALECT_2020_12}) and 2020-12 dialects whose meta-schema is registered`,
+      );
+    }
     const vocabulary = meta.schema["$vocabulary"];
-    return isSchemaObject(vocabulary) ? Object.hasOwn(vocabulary, VALIDATION_VOCAB) : true;
+    if (isSchemaObject(vocabulary)) {
+      for (const [name, required] of Object.entries(vocabulary)) {
+        if (required === true && !KNOWN_VOCABULARIES.has(name)) {
+          throw new UnsupportedDialectError(`$schema ${JSON.stringify(asked)} requires the vocabulary ${name}, which keel does not implement`);
+        }
+      }
+      return Object.hasOwn(vocabulary, VALIDATION_VOCAB);
+    }
+    // No $vocabulary: the meta-schema is written in some dialect itself; that dialect decides.
+    const parent = meta.schema["$schema"];
+    if (typeof parent !== "string" || parent === uri || parent === plain) {
+      throw new UnsupportedDialectError(`unsupported $schema ${JSON.stringify(asked)}: its meta-schema is not a 2020-12 dialect`);
+    }
+    return this.#dialectHasValidation(parent, asked, depth + 1);
   }
 
   formatCheck(name: string): ((s: string) => boolean) | undefined {

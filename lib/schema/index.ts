@@ -3,6 +3,7 @@ export type { AsyncRuleAdapters, CompiledSchema, CompileOptions, FieldError, Jso
 export type { ArrayOptions, NumberOptions, ObjectOptions, ObjectStatic, SchemaAnnotations, StringOptions, TOptional } from "./builder.js";
 export { isOptionalSchema, kOptional, kSchemaName, schemaName, t } from "./builder.js";
 export { compileSchema } from "./compile.js";
+export { UnsupportedDialectError } from "./compile-context.js";
 export { SchemaRegistry } from "./registry.js";
 export { schemaFormats } from "./formats.js";
 export type { SchemaFormatCheck } from "./formats.js";
