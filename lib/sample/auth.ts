@@ -1,5 +1,6 @@
 // Authentication and browser security: `GET /api/v1/me` (any valid JWT), `DELETE
 // /api/v1/admin/cache` (role admin), and a CSRF-protected form (`GET`/`POST /api/v1/form`).
+import { createHmac } from "node:crypto";
 import { form, group, noContent, route, t, type RouteDefinition } from "../index.js";
 import { authUser, jwt, requireRole } from "../auth/index.js";
 import { csrf, csrfToken, type ResponseCache } from "../middleware/index.js";
@@ -36,7 +37,10 @@ export function authRoutes(secret: string, cache: ResponseCache): RouteDefinitio
       return noContent();
     },
   );
-  const forms = group({ prefix: "/api/v1", tag: "forms", layers: [csrf()] }, [
+  // CSRF tokens are signed with a key derived from the service secret, so every worker and every
+  // restart accepts the tokens the others issued.
+  const csrfSecret = createHmac("sha256", secret).update("keel-sample csrf tokens").digest();
+  const forms = group({ prefix: "/api/v1", tag: "forms", layers: [csrf({ secret: csrfSecret })] }, [
     route.get("/form", { summary: "Issue a CSRF token (cookie csrf_token + body)", responses: { 200: FormToken } }, [csrfToken()], (token) => ({
       csrf_token: token,
       header: "x-csrf-token",

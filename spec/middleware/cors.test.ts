@@ -192,3 +192,27 @@ describe("cors() defaults and in-process requests", () => {
     assert.equal(r.headers["access-control-allow-origin"], undefined);
   });
 });
+
+describe("cors() and the null origin with credentials", () => {
+  it("refuses a list containing null when credentials are on, at configuration time", () => {
+    assert.throws(() => cors({ origin: [A, "null"], credentials: true }), /origin "null" cannot be combined with credentials/);
+    assert.throws(() => cors({ origin: "null", credentials: true }), /origin "null" cannot be combined with credentials/);
+    // Without credentials a null origin may be listed (a public API for sandboxed pages).
+    assert.doesNotThrow(() => cors({ origin: ["null"] }));
+  });
+
+  it("never reflects Origin: null with credentials, even when a predicate accepts it", async () => {
+    const app = new App({ logger: silentLogger })
+      .layer(cors({ origin: () => true, credentials: true }))
+      .route(route.get("/x", [], () => ({ ok: true })));
+    const actual = await app.inject({ url: "/x", headers: { origin: "null" } });
+    assert.equal(actual.status, 200);
+    assert.equal(actual.headers["access-control-allow-origin"], undefined);
+    assert.equal(actual.headers["access-control-allow-credentials"], undefined);
+    const pre = await app.inject({ method: "OPTIONS", url: "/x", headers: { origin: "null", "access-control-request-method": "POST" } });
+    assert.equal(pre.headers["access-control-allow-origin"], undefined);
+    // Any real origin is still reflected by the predicate.
+    const ok = await app.inject({ url: "/x", headers: { origin: A } });
+    assert.equal(ok.headers["access-control-allow-origin"], A);
+  });
+});

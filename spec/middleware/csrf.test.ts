@@ -49,13 +49,13 @@ describe("csrf() with defaults", () => {
     return c.value;
   }
 
-  it("issues a 32-byte token cookie on GET and gives the same token to the handler", async () => {
+  it("issues a signed token cookie (16-byte nonce . SHA-256 MAC) on GET and gives the same token to the handler", async () => {
     const r = await send(server.url + "/form");
     assert.equal(r.status, 200);
     const c = tokenCookie(r);
     assert.ok(c, "set-cookie expected");
-    assert.match(c.value, /^[A-Za-z0-9_-]{43}$/);
-    assert.equal(Buffer.from(c.value, "base64url").length, 32);
+    assert.match(c.value, /^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/);
+    assert.equal(Buffer.from(c.value.split(".")[0]!, "base64url").length, 16);
     assert.equal(c.raw, `csrf_token=${c.value}; Path=/; SameSite=Lax`);
     assert.deepEqual(JSON.parse(r.body), { token: c.value });
     const other = await fresh();
@@ -192,5 +192,64 @@ describe("csrf() configured", () => {
     const app = new App({ logger: silentLogger }).routes(route.get("/t", [csrfToken()], (t) => t));
     const r = await app.inject({ url: "/t" });
     assert.equal(r.status, 500);
+  });
+});
+
+describe("csrf() tokens are signed and bound to the session", () => {
+  const SECRET = "c".repeat(32);
+  function appFor(options: Parameters<typeof csrf>[0]): App {
+    return new App({ logger: silentLogger })
+      .layer(csrf(options))
+      .routes(route.get("/t", [csrfToken()], (t) => ({ t })), route.post("/p", [], () => ({ ok: true })));
+  }
+  const tokenOf = async (app: App, headers: Record<string, string> = {}): Promise<string> =>
+    (await app.inject({ url: "/t", headers })).json<{ t: string }>().t;
+  const post = (app: App, token: string, headers: Record<string, string> = {}) =>
+    app.inject({ method: "POST", url: "/p", headers: { cookie: `csrf_token=${token}`, "x-csrf-token": token, ...headers } });
+
+  it("refuses a forged token of the right shape (double submit alone would accept it)", async () => {
+    const app = appFor({ secret: SECRET });
+    const forged = "A".repeat(22) + "." + "B".repeat(43);
+    const r = await post(app, forged);
+    assert.equal(r.status, 403);
+    assert.equal(r.json<ErrorBody>().error.message, "CSRF cookie missing or invalid");
+    assert.equal((await post(app, await tokenOf(app))).status, 200);
+  });
+
+  it("refuses a token minted for another session", async () => {
+    const app = appFor({ secret: SECRET, sessionId: (ctx) => ctx.req.headers["x-session"] as string | undefined });
+    const aliceToken = await tokenOf(app, { "x-session": "alice" });
+    assert.equal((await post(app, aliceToken, { "x-session": "alice" })).status, 200);
+    assert.equal((await post(app, aliceToken, { "x-session": "mallory" })).status, 403);
+    assert.equal((await post(app, aliceToken)).status, 403, "anonymous is another session too");
+    // A safe request from the other session replaces the cookie instead of reusing it.
+    const replaced = await app.inject({ url: "/t", headers: { "x-session": "mallory", cookie: `csrf_token=${aliceToken}` } });
+    assert.notEqual(replaced.json<{ t: string }>().t, aliceToken);
+  });
+
+  it("tokens from one secret are refused by another (and shared by instances with the same secret)", async () => {
+    const a = appFor({ secret: SECRET });
+    const token = await tokenOf(a);
+    assert.equal((await post(appFor({ secret: SECRET }), token)).status, 200);
+    assert.equal((await post(appFor({ secret: "d".repeat(32) }), token)).status, 403);
+  });
+
+  it("refuses a short secret", () => {
+    assert.throws(() => csrf({ secret: "short" }), /secret must be at least 32 bytes/);
+  });
+
+  it("names the cookie __Host-<name> when secure (Path=/, no Domain), and reads that one", async () => {
+    const app = new App({ logger: silentLogger, env: "production" })
+      .layer(csrf({ secret: SECRET }))
+      .routes(route.get("/t", [csrfToken()], (t) => ({ t })), route.post("/p", [], () => ({ ok: true })));
+    const r = await app.inject({ url: "/t" });
+    const setCookie = String(r.headers["set-cookie"]);
+    assert.match(setCookie, /^__Host-csrf_token=[A-Za-z0-9_.-]+; Path=\/; Secure; SameSite=Lax$/);
+    const token = r.json<{ t: string }>().t;
+    const ok = await app.inject({ method: "POST", url: "/p", headers: { cookie: `__Host-csrf_token=${token}`, "x-csrf-token": token } });
+    assert.equal(ok.status, 200);
+    // The unprefixed name (settable by a sibling subdomain or over plain HTTP) is not read.
+    const plain = await app.inject({ method: "POST", url: "/p", headers: { cookie: `csrf_token=${token}`, "x-csrf-token": token } });
+    assert.equal(plain.status, 403);
   });
 });

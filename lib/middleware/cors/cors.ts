@@ -9,6 +9,9 @@
 //   are echoed.
 // - `Vary: Origin` is added to every reply whose CORS headers depend on the origin (all modes
 //   but "*"), including replies to requests without Origin, so shared caches keep them apart.
+// - With credentials, the origin `null` (sandboxed iframes, data: and file: documents, some
+//   redirects: any page can arrange to send it) is never allowed: listing it is a configuration
+//   error, and a predicate that accepts it is overruled.
 // - Requested headers are reflected only when `allowHeaders` is not configured, after splitting
 //   the list on commas and checking each name is a token (no regex: Hono CVE-2026-69207).
 import type { Context } from "../../core/context.js";
@@ -124,6 +127,9 @@ export function cors(options: CorsOptions = { origin: "*" }): Layer {
       return canonicalOrigin(o);
     }));
   } else if (!wildcard) throw new TypeError("cors: origin must be \"*\", an origin, a list of origins or a function");
+  if (credentials && allowed !== null && allowed.has("null")) {
+    throw new TypeError('cors: origin "null" cannot be combined with credentials: any page can send Origin: null (sandboxed iframes, data: URLs)');
+  }
 
   // Everything that does not depend on the request is a string computed here, once.
   const methods = listOf("methods", options.methods, DEFAULT_METHODS);
@@ -139,6 +145,7 @@ export function cors(options: CorsOptions = { origin: "*" }): Layer {
   /** The value for Access-Control-Allow-Origin, or null when the origin is refused. */
   const allowOrigin = (requestOrigin: string, ctx: Context): string | null => {
     if (wildcard) return "*";
+    if (credentials && requestOrigin === "null") return null;
     if (allowed !== null) return allowed.has(requestOrigin) ? requestOrigin : null;
     // Never call the predicate with (or echo) something that cannot be a header value.
     if (requestOrigin.length > MAX_ORIGIN_LENGTH || !isSafeHeaderValue(requestOrigin) || requestOrigin.indexOf(",") !== -1 || requestOrigin.indexOf(" ") !== -1) return null;

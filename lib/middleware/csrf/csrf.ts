@@ -1,7 +1,14 @@
-// CSRF protection with the double-submit cookie pattern.
+// CSRF protection with the signed double-submit cookie pattern (OWASP).
+// - A token is `<nonce>.<mac>`: 16 random bytes and HMAC-SHA256(secret, session id, nonce), both
+//   base64url. The session id is `sessionId(ctx)` when given, else the authenticated principal's
+//   subject, else "anonymous". A token is valid only with its MAC for the current session: an
+//   attacker who can plant cookies (a sibling subdomain, plain HTTP) cannot mint one, and a
+//   token minted for one session is refused for another.
+// - Over TLS (or with `secure: true`) and with Path=/ and no Domain, the cookie is named
+//   `__Host-<cookieName>`: browsers refuse such a cookie from subdomains or without Secure.
 // - Safe methods (GET, HEAD, OPTIONS, TRACE): when the request has no valid token cookie, a new
-//   token (32 random bytes, base64url) is generated and set as a cookie on the reply; handlers
-//   read the request's token with the `csrfToken()` extractor (to embed it in forms).
+//   token is generated and set as a cookie on the reply; handlers read the request's token with
+//   the `csrfToken()` extractor (to embed it in forms).
 // - Every other method (POST, PUT, PATCH, DELETE and unknown ones) must present the token in
 //   the header (default `x-csrf-token`) equal to the cookie, compared in constant time; else
 //   403 `forbidden`. The check does not depend on the Content-Type: a missing, odd-case or
@@ -12,13 +19,14 @@
 //   `application/x-www-form-urlencoded` is looked into (multipart forms: use the header).
 // - Routes opt out with `config: { csrf: false }` (webhooks with their own authentication).
 //   Unrouted requests (404/405) are not checked: nothing runs for them.
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import type { TLSSocket } from "node:tls";
 import { compileCookie, type CompiledCookie, type SameSite } from "../../util/set-cookie.js";
 import { isBase64urlText, isHttpToken } from "../../util/http-syntax.js";
 import { timingSafeEqualString } from "../../util/timing.js";
 import type { Context } from "../../core/context.js";
 import { ApiError } from "../../core/errors.js";
+import { getAuthPrincipal } from "../../shared/principal.js";
 import { parseQueryString } from "../../core/query.js";
 import type { Reply } from "../../core/reply.js";
 import type { Layer, Next } from "../../core/route.js";
@@ -49,12 +57,23 @@ export interface CsrfOptions {
   maxAge?: number;
   /** Urlencoded form field accepted instead of the header (default `_csrf`; false: header only). */
   formField?: string | false;
+  /**
+   * Key of the token MACs, at least 32 bytes. Default: random per process, so tokens do not
+   * survive a restart and are not shared between workers: set it when running more than one.
+   */
+  secret?: string | Uint8Array;
+  /** The session a token is bound to (default: the authenticated principal's `sub`, else "anonymous"). */
+  sessionId?: (ctx: Context) => string | undefined;
 }
 
 /** `ctx.locals` key holding the request's CSRF token. */
 export const CSRF_TOKEN_KEY = "keel.csrf";
-const TOKEN_BYTES = 32;
-const TOKEN_LENGTH = 43; // base64url of 32 bytes, unpadded
+const NONCE_BYTES = 16;
+const NONCE_LENGTH = 22; // base64url of 16 bytes, unpadded
+const MAC_LENGTH = 43; // base64url of a SHA-256 MAC, unpadded
+const TOKEN_LENGTH = NONCE_LENGTH + 1 + MAC_LENGTH;
+const MIN_SECRET_BYTES = 32;
+const HOST_PREFIX = "__Host-";
 
 function isSafeMethod(method: string): boolean {
   return method === "GET" || method === "HEAD" || method === "OPTIONS" || method === "TRACE";
@@ -64,8 +83,35 @@ function isTls(ctx: Context): boolean {
   return (ctx.req.socket as TLSSocket | undefined)?.encrypted === true;
 }
 
+function secretKey(secret: string | Uint8Array | undefined): Buffer {
+  if (secret === undefined) return randomBytes(32);
+  const key = typeof secret === "string" ? Buffer.from(secret, "utf8") : Buffer.from(secret);
+  if (key.length < MIN_SECRET_BYTES) throw new TypeError(`csrf: secret must be at least ${MIN_SECRET_BYTES} bytes`);
+  return key;
+}
+
+function defaultSessionId(ctx: Context): string {
+  const sub = getAuthPrincipal(ctx)?.claims.sub;
+  return typeof sub === "string" ? "sub:" + sub : "anonymous";
+}
+
 export function csrf(options: CsrfOptions = {}): Layer {
   const cookieName = options.cookieName ?? "csrf_token";
+  const key = secretKey(options.secret);
+  const sessionOf = options.sessionId === undefined ? defaultSessionId : (ctx: Context) => options.sessionId!(ctx) ?? defaultSessionId(ctx);
+  const mac = (session: string, nonce: string): string => createHmac("sha256", key).update(session).update("\0").update(nonce).digest("base64url");
+  const mint = (ctx: Context): string => {
+    const nonce = randomBytes(NONCE_BYTES).toString("base64url");
+    return nonce + "." + mac(sessionOf(ctx), nonce);
+  };
+  /** Well-formed and signed for this request's session (the MAC compared in constant time). */
+  const isValidFor = (ctx: Context, token: string | undefined): token is string => {
+    if (token === undefined || token.length !== TOKEN_LENGTH || token.charCodeAt(NONCE_LENGTH) !== 46 /* "." */) return false;
+    const nonce = token.slice(0, NONCE_LENGTH);
+    const given = token.slice(NONCE_LENGTH + 1);
+    if (!isBase64urlText(nonce, NONCE_LENGTH) || !isBase64urlText(given, MAC_LENGTH)) return false;
+    return timingSafeEqualString(given, mac(sessionOf(ctx), nonce));
+  };
   const headerName = (options.headerName ?? "x-csrf-token").toLowerCase();
   if (!isHttpToken(headerName)) throw new TypeError(`csrf: invalid header name ${JSON.stringify(options.headerName)}`);
   const formField = options.formField === false ? null : options.formField ?? "_csrf";
@@ -78,15 +124,14 @@ export function csrf(options: CsrfOptions = {}): Layer {
     ...(options.domain !== undefined ? { domain: options.domain } : {}),
     ...(options.maxAge !== undefined ? { maxAge: options.maxAge } : {}),
   };
-  // Both variants are compiled (and validated) up front; "auto" picks one per request.
-  const secureCookie: CompiledCookie = compileCookie(cookieName, { ...attrs, secure: true });
+  // Both variants are compiled (and validated) up front; "auto" picks one per request. The secure
+  // one takes the __Host- prefix whenever its attributes allow it (Path=/, no Domain).
+  const hostPrefixed = attrs.path === "/" && options.domain === undefined && !cookieName.startsWith("__");
+  const secureName = hostPrefixed ? HOST_PREFIX + cookieName : cookieName;
+  const secureCookie: CompiledCookie = compileCookie(secureName, { ...attrs, secure: true });
   const plainCookie: CompiledCookie | null = secure === true ? null : compileCookie(cookieName, { ...attrs, secure: false });
 
-  const cookieFor = (ctx: Context): CompiledCookie => {
-    if (plainCookie === null) return secureCookie;
-    if (secure === false) return plainCookie;
-    return ctx.runtime.production || isTls(ctx) ? secureCookie : plainCookie;
-  };
+  const useSecure = (ctx: Context): boolean => plainCookie === null || (secure !== false && (ctx.runtime.production || isTls(ctx)));
 
   const presentedToken = async (ctx: Context): Promise<string | undefined> => {
     const h = ctx.req.headers[headerName];
@@ -100,17 +145,18 @@ export function csrf(options: CsrfOptions = {}): Layer {
   return async function csrfLayer(ctx: Context, next: Next): Promise<Reply> {
     const route = ctx.route;
     if (route !== null && route.meta.config !== undefined && route.meta.config["csrf"] === false) return next(ctx);
-    const cookie = ctx.cookies[cookieName];
-    const cookieValid = cookie !== undefined && isBase64urlText(cookie, TOKEN_LENGTH);
+    const secureRequest = useSecure(ctx);
+    const cookie = ctx.cookies[secureRequest ? secureName : cookieName];
+    const cookieValid = isValidFor(ctx, cookie);
     if (isSafeMethod(ctx.method)) {
       if (cookieValid) {
         ctx.locals[CSRF_TOKEN_KEY] = cookie;
         return next(ctx);
       }
-      const token = randomBytes(TOKEN_BYTES).toString("base64url");
+      const token = mint(ctx);
       ctx.locals[CSRF_TOKEN_KEY] = token;
       const reply = await next(ctx);
-      reply.appendHeader("set-cookie", cookieFor(ctx).set(token));
+      reply.appendHeader("set-cookie", (secureRequest ? secureCookie : plainCookie!).set(token));
       return reply;
     }
     if (route === null) return next(ctx);
