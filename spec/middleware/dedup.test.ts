@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Readable } from "node:stream";
-import { ApiError, App, created, route, silentLogger, stream, text, type Layer, type ListeningServer } from "../../lib/index.js";
+import { ApiError, App, created, json, route, silentLogger, stream, t, text, type Layer, type ListeningServer } from "../../lib/index.js";
 import { setAuthPrincipal } from "../../lib/auth/index.js";
 import { idempotency } from "../../lib/middleware/index.js";
 import { ERROR_ID, send } from "../support/http.js";
@@ -153,5 +153,63 @@ describe("idempotency over a real socket", () => {
     const again = await post("/orders", "k-ttl", "x");
     assert.equal(again.headers["idempotent-replayed"], undefined);
     assert.equal((counts["orders"] ?? 0) - n, 2);
+  });
+});
+
+describe("idempotency under a flood from another client", () => {
+  /** The issue's scenario in miniature: a small store, one victim, one flooding client. */
+  function floodApp(): { app: App; runs: () => number } {
+    let runs = 0;
+    const app = new App({ logger: silentLogger })
+      .layer(idempotency({ maxKeys: 50, maxKeysPerCaller: 10 }))
+      .routes(
+        route.post("/users", [json(t.object({ email: t.string({ email: true }) }))], (b) => {
+          runs++;
+          return created({ id: runs, email: b.email });
+        }),
+      );
+    return { app, runs: () => runs };
+  }
+  const create = (app: App, ip: string, key: string, email: string) =>
+    app.inject({ method: "POST", url: "/users", remoteAddress: ip, headers: { "idempotency-key": key }, body: { email } });
+
+  it("refused (422) requests store nothing: a corrected retry with the same key runs", async () => {
+    const { app, runs } = floodApp();
+    assert.equal((await create(app, "10.0.0.1", "k1", "not-an-email")).status, 422);
+    const fixed = await create(app, "10.0.0.1", "k1", "ok@example.com");
+    assert.equal(fixed.status, 201);
+    assert.equal(fixed.headers["idempotent-replayed"], undefined);
+    assert.equal(runs(), 1);
+  });
+
+  it("a flood of failing keyed requests from B does not evict A's record: A's retry replays", async () => {
+    const { app, runs } = floodApp();
+    assert.equal((await create(app, "10.0.0.1", "victim", "a@example.com")).status, 201);
+    for (let i = 0; i < 500; i++) await create(app, "10.0.0.2", `flood-${i}`, "bad");
+    const retry = await create(app, "10.0.0.1", "victim", "a@example.com");
+    assert.equal(retry.status, 201);
+    assert.equal(retry.headers["idempotent-replayed"], "true");
+    assert.equal(runs(), 1);
+  });
+
+  it("a flood of successful keyed requests from B only pushes out B's own oldest", async () => {
+    const { app, runs } = floodApp();
+    await create(app, "10.0.0.1", "victim", "a@example.com");
+    for (let i = 0; i < 200; i++) await create(app, "10.0.0.2", `flood-${i}`, `b${i}@example.com`);
+    assert.equal(runs(), 201);
+    const retry = await create(app, "10.0.0.1", "victim", "a@example.com");
+    assert.equal(retry.headers["idempotent-replayed"], "true");
+    assert.equal(runs(), 201, "the victim's request did not run twice");
+    // B's recent keys replay; its oldest were dropped to stay within its own 10.
+    assert.equal((await create(app, "10.0.0.2", "flood-199", "b199@example.com")).headers["idempotent-replayed"], "true");
+    assert.equal((await create(app, "10.0.0.2", "flood-0", "b0@example.com")).headers["idempotent-replayed"], undefined);
+  });
+
+  it("the same key from two callers never collides", async () => {
+    const { app, runs } = floodApp();
+    await create(app, "10.0.0.1", "same", "a@example.com");
+    const other = await create(app, "10.0.0.2", "same", "a@example.com");
+    assert.equal(other.headers["idempotent-replayed"], undefined);
+    assert.equal(runs(), 2);
   });
 });

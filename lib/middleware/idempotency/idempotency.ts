@@ -8,8 +8,12 @@
 //
 // Only unsafe methods by default (POST, PUT, PATCH, DELETE). A route opts out with
 // `config: { idempotency: false }`; `required: true` makes the header mandatory (400 without it).
-// What is stored: answers below 500 except 408 and 429 (those are worth retrying: the key is
-// released so a retry runs again; waiting duplicates still receive the same answer). A streamed
+// What is stored: successful answers (below 400). A 4xx means the request was refused before it
+// did its work (validation, authentication, a conflict) and a 5xx that it failed: the key is
+// released so a corrected retry runs (waiting duplicates still receive the same answer), and a
+// flood of refused requests stores nothing. Each caller keeps at most `maxKeysPerCaller`
+// answers (its own oldest is dropped first), so one client cannot push another's answers out of
+// the store within their TTL by sending many keys. A streamed
 // (or larger than `maxResponseBytes`) answer is recorded as done but cannot be replayed: a later
 // duplicate gets 409 `conflict` rather than a second execution.
 // Across processes (a shared store), a duplicate whose original runs elsewhere polls the store
@@ -56,6 +60,8 @@ export interface IdempotencyOptions {
   maxBytes?: number;
   /** Larger answers are not kept for replay (default 1 MiB). */
   maxResponseBytes?: number;
+  /** Answers kept per caller; past it the caller's own oldest is dropped (default 100). */
+  maxKeysPerCaller?: number;
   /** A claim not finished within this time lapses (crashed process), ms (default 60 s). */
   pendingTtlMs?: number;
   /** Shared stores: how long a duplicate waits for an original running elsewhere (default 10 s). */
@@ -88,8 +94,9 @@ function parseKey(raw: string): string | null {
   return k;
 }
 
+/** Only answers of requests that did their work are kept for replay. */
 function storable(status: number): boolean {
-  return status < 500 && status !== 408 && status !== 429;
+  return status < 400;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -111,6 +118,21 @@ export function idempotency(options: IdempotencyOptions = {}): Layer {
       maxBytes: options.maxBytes ?? 64 * 1024 * 1024,
       ...(options.now === undefined ? {} : { now: options.now }),
     });
+  const maxKeysPerCaller = options.maxKeysPerCaller ?? 100;
+  if (!Number.isSafeInteger(maxKeysPerCaller) || maxKeysPerCaller < 1) throw new TypeError("idempotency: maxKeysPerCaller must be a positive integer");
+  const maxCallers = options.maxKeys ?? 10_000;
+  /** Each caller's stored keys, oldest first (this process's view; bounded in callers and keys). */
+  const keysByCaller = new Map<string, string[]>();
+  const remember = async (caller: string, key: string): Promise<void> => {
+    let keys = keysByCaller.get(caller);
+    if (keys === undefined) {
+      keys = [];
+      if (keysByCaller.size >= maxCallers) keysByCaller.delete(keysByCaller.keys().next().value as string);
+    } else keysByCaller.delete(caller); // re-inserted below: most recent caller last
+    keysByCaller.set(caller, keys);
+    keys.push(key);
+    while (keys.length > maxKeysPerCaller) await store.delete(keys.shift()!);
+  };
   const address = clientAddressResolver(options.trustProxy);
   const callerOf =
     options.caller ??
@@ -161,15 +183,17 @@ export function idempotency(options: IdempotencyOptions = {}): Layer {
     throw new ApiError(422, "idempotency_key_reused", "This Idempotency-Key was already used with a different request body; use a new key for a new request");
   };
 
-  const execute = async (ctx: Context, next: Next, key: string, fingerprint: string): Promise<Reply> => {
+  const execute = async (ctx: Context, next: Next, key: string, fingerprint: string, caller: string): Promise<Reply> => {
     let settle!: (r: IdempotencyRecord | null) => void;
     inflight.set(key, new Promise((r) => (settle = r)));
     let result: IdempotencyRecord | null = null;
     try {
       const reply = await next(ctx);
       const { rec, size } = record(reply, fingerprint);
-      if (storable(reply.status)) await store.set(key, rec, { ttlMs, size });
-      else await store.delete(key);
+      if (storable(reply.status)) {
+        await store.set(key, rec, { ttlMs, size });
+        await remember(caller, key);
+      } else await store.delete(key);
       result = rec;
       return reply;
     } catch (err) {
@@ -181,13 +205,13 @@ export function idempotency(options: IdempotencyOptions = {}): Layer {
     }
   };
 
-  const duplicate = async (ctx: Context, next: Next, key: string, fingerprint: string, pending: IdempotencyRecord): Promise<Reply> => {
+  const duplicate = async (ctx: Context, next: Next, key: string, fingerprint: string, pending: IdempotencyRecord, caller: string): Promise<Reply> => {
     const deadline = Date.now() + waitTimeoutMs;
     for (;;) {
       const rec = await store.get(key);
       if (rec === undefined) {
         // Released (the original failed or lapsed): this request may run it now.
-        if (await store.add(key, pending, { ttlMs: pendingTtlMs })) return execute(ctx, next, key, fingerprint);
+        if (await store.add(key, pending, { ttlMs: pendingTtlMs })) return execute(ctx, next, key, fingerprint, caller);
         continue;
       }
       if (rec.fingerprint !== fingerprint) return mismatch();
@@ -216,9 +240,10 @@ export function idempotency(options: IdempotencyOptions = {}): Layer {
     if (k === null) throw ApiError.badRequest(`The ${header} header must be 1 to ${MAX_KEY_LENGTH} visible ASCII characters`);
     const body = await ctx.body();
     const fingerprint = sha256(ctx.header("content-type") ?? "", body);
-    const key = sha256(ctx.method, ctx.path, callerOf(ctx), k);
+    const caller = callerOf(ctx);
+    const key = sha256(ctx.method, ctx.path, caller, k);
     const pending: IdempotencyRecord = { state: "pending", fingerprint, status: 0, headers: [], body: null, replayable: false };
-    if (await store.add(key, pending, { ttlMs: pendingTtlMs })) return execute(ctx, next, key, fingerprint);
-    return duplicate(ctx, next, key, fingerprint, pending);
+    if (await store.add(key, pending, { ttlMs: pendingTtlMs })) return execute(ctx, next, key, fingerprint, caller);
+    return duplicate(ctx, next, key, fingerprint, pending, caller);
   };
 }
