@@ -13,7 +13,7 @@ import { lockDirectory } from "./dir-lock.js";
 import { encodeJournalLine, readJournal } from "./journal-codec.js";
 import type { JobCounts, JobRecord, JobState } from "./job-record.js";
 import type { JobStore } from "./job-store.js";
-import { JobTable, type JobTableOptions } from "./job-table.js";
+import { JobTable, type JobRetention, type JobTableOptions } from "./job-table.js";
 
 /** always: fsync every batch before acknowledging it; interval: every fsyncIntervalMs; never: leave it to the OS. */
 export type FsyncPolicy = "always" | "interval" | "never";
@@ -201,6 +201,10 @@ export class FileJobStore implements JobStore {
 
   list(state: JobState, limit: number): Promise<JobRecord[]> {
     return Promise.resolve(this.table.list(state, limit));
+  }
+
+  retention(): JobRetention {
+    return this.table.retention();
   }
 
   counts(): Promise<JobCounts> {

@@ -15,7 +15,7 @@ export { JOB_STATES, type JobCounts, type JobErrorEntry, type JobInfo, type JobR
 export type { JobStore } from "./job-store.js";
 export { MemoryJobStore, type MemoryJobStoreOptions } from "./memory-store.js";
 export { FileJobStore, DEFAULT_COMPACT_BYTES, type FileJobStoreOptions, type FsyncPolicy, type JournalRecovery } from "./file-store.js";
-export { DEFAULT_KEEP_SUCCEEDED } from "./job-table.js";
+export { DEFAULT_KEEP_DEAD, DEFAULT_KEEP_SUCCEEDED, DEFAULT_RETAINED_BYTES, type JobRetention, type JobTableOptions, type RetainedJobs } from "./job-table.js";
 export { DEFAULT_JOB_BACKOFF, jobBackoffCeiling, jobBackoffDelay, type JobBackoffPolicy } from "./job-backoff.js";
 export { systemJobClock, type JobClock } from "./clock.js";
 export { ManualJobClock } from "./manual-clock.js";

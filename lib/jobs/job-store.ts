@@ -1,6 +1,7 @@
 // Where jobs live. The queue talks to its store only through this interface, so a shared store
 // (a database, Redis, ...) can replace the in-process ones when one process is not enough.
 import type { JobCounts, JobRecord, JobState } from "./job-record.js";
+import type { JobRetention } from "./job-table.js";
 
 /**
  * A job store. Records returned by `claim`, `get` and `list` are the store's own objects or
@@ -40,4 +41,9 @@ export interface JobStore {
   close(): Promise<void>;
   /** Why the store cannot accept writes any more (disk full, ...), or null when healthy. */
   readonly failure?: Error | null;
+  /**
+   * Finished jobs kept against the store's caps and evictions so far (optional: a shared store
+   * may bound retention its own way). A store must bound what it keeps of succeeded and dead jobs.
+   */
+  retention?(): JobRetention;
 }

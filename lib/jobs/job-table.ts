@@ -9,14 +9,57 @@ interface Slot {
   rec: JobRecord;
   /** Bumped each time the job becomes pending; heap entries with an older value are stale. */
   gen: number;
+  /** What the record costs to keep once finished: its payload as JSON plus its error messages, in characters. */
+  size: number;
 }
 
 export interface JobTableOptions {
   /** Succeeded jobs kept for status queries; older ones are forgotten first (default 1000). */
   keepSucceeded?: number;
+  /** ... and at most this many characters of their payloads and errors (default 16 MiB). */
+  maxSucceededBytes?: number;
+  /** Dead letters kept; past it the oldest are evicted (default 1000). */
+  keepDead?: number;
+  /** ... and at most this many characters of their payloads and errors (default 16 MiB). */
+  maxDeadBytes?: number;
 }
 
 export const DEFAULT_KEEP_SUCCEEDED = 1000;
+export const DEFAULT_KEEP_DEAD = 1000;
+export const DEFAULT_RETAINED_BYTES = 16 * 1024 * 1024;
+
+/** What finished jobs a store keeps, against its caps, and how many it has evicted. */
+export interface RetainedJobs {
+  count: number;
+  bytes: number;
+  maxCount: number;
+  maxBytes: number;
+  /** Records evicted (oldest first) to stay within the caps, since the store opened. */
+  evicted: number;
+}
+
+export interface JobRetention {
+  succeeded: RetainedJobs;
+  dead: RetainedJobs;
+}
+
+type RetainedState = "succeeded" | "dead";
+
+function recordSize(rec: JobRecord): number {
+  let size = 64 + rec.type.length + (rec.key?.length ?? 0);
+  try {
+    size += JSON.stringify(rec.payload)?.length ?? 0;
+  } catch {
+    // Payloads are JSON by construction (enqueue copies them through JSON).
+  }
+  for (const e of rec.errors) size += e.message.length + 32;
+  return size;
+}
+
+function checkLimit(name: string, value: number): number {
+  if (!(Number.isInteger(value) && value >= 0)) throw new RangeError(`${name} must be an integer >= 0`);
+  return value;
+}
 
 export const INTERRUPTED_MESSAGE = "interrupted: the process stopped while the job was running";
 
@@ -34,11 +77,33 @@ export class JobTable {
   private readonly keys = new Map<string, string>();
   private readonly heap = new DueHeap();
   private seq = 0;
-  private readonly keepSucceeded: number;
+  private readonly caps: Record<RetainedState, { maxCount: number; maxBytes: number }>;
+  private readonly retainedBytes: Record<RetainedState, number> = { succeeded: 0, dead: 0 };
+  private readonly evicted: Record<RetainedState, number> = { succeeded: 0, dead: 0 };
 
   constructor(options: JobTableOptions = {}) {
-    this.keepSucceeded = options.keepSucceeded ?? DEFAULT_KEEP_SUCCEEDED;
-    if (!(Number.isInteger(this.keepSucceeded) && this.keepSucceeded >= 0)) throw new RangeError("keepSucceeded must be an integer >= 0");
+    this.caps = {
+      succeeded: {
+        maxCount: checkLimit("keepSucceeded", options.keepSucceeded ?? DEFAULT_KEEP_SUCCEEDED),
+        maxBytes: checkLimit("maxSucceededBytes", options.maxSucceededBytes ?? DEFAULT_RETAINED_BYTES),
+      },
+      dead: {
+        maxCount: checkLimit("keepDead", options.keepDead ?? DEFAULT_KEEP_DEAD),
+        maxBytes: checkLimit("maxDeadBytes", options.maxDeadBytes ?? DEFAULT_RETAINED_BYTES),
+      },
+    };
+  }
+
+  /** Finished jobs kept against their caps, and evictions so far. */
+  retention(): JobRetention {
+    const view = (state: RetainedState): RetainedJobs => ({
+      count: this.byState[state].size,
+      bytes: this.retainedBytes[state],
+      maxCount: this.caps[state].maxCount,
+      maxBytes: this.caps[state].maxBytes,
+      evicted: this.evicted[state],
+    });
+    return { succeeded: view("succeeded"), dead: view("dead") };
   }
 
   // --- operations --------------------------------------------------------------------------------
@@ -141,7 +206,7 @@ export class JobTable {
     if (ev.e === "put") {
       const old = this.slots.get(ev.r.id);
       if (old !== undefined) this.leave(old);
-      const slot: Slot = { rec: ev.r, gen: old === undefined ? 0 : old.gen };
+      const slot: Slot = { rec: ev.r, gen: old === undefined ? 0 : old.gen, size: 0 };
       this.slots.set(ev.r.id, slot);
       this.enter(slot);
       return true;
@@ -158,17 +223,19 @@ export class JobTable {
         return true;
       case "done":
         if (rec.state !== "running") return false;
-        this.moveTo(slot, "succeeded");
         rec.updatedAt = ev.at;
-        this.trimSucceeded();
+        this.moveTo(slot, "succeeded");
+        this.trim("succeeded");
         return true;
       case "fail":
         if (rec.state !== "running") return false;
         rec.errors.push({ attempt: rec.attempts, at: ev.at, message: ev.err });
         if (rec.errors.length > MAX_ERROR_HISTORY) rec.errors.splice(0, rec.errors.length - MAX_ERROR_HISTORY);
         rec.updatedAt = ev.at;
-        if (ev.next === null) this.moveTo(slot, "dead");
-        else {
+        if (ev.next === null) {
+          this.moveTo(slot, "dead");
+          this.trim("dead");
+        } else {
           rec.runAt = ev.next;
           this.moveTo(slot, "pending");
         }
@@ -225,24 +292,33 @@ export class JobTable {
   private leave(slot: Slot): void {
     const rec = slot.rec;
     this.byState[rec.state].delete(rec.id);
+    if (rec.state === "succeeded" || rec.state === "dead") this.retainedBytes[rec.state] -= slot.size;
     if (rec.state === "pending" && rec.key !== null && this.keys.get(rec.key) === rec.id) this.keys.delete(rec.key);
   }
 
   private enter(slot: Slot): void {
     const rec = slot.rec;
     this.byState[rec.state].add(rec.id);
+    if (rec.state === "succeeded" || rec.state === "dead") {
+      slot.size = recordSize(rec); // with the error history it finished with
+      this.retainedBytes[rec.state] += slot.size;
+    }
     if (rec.state !== "pending") return;
     if (rec.key !== null && !this.keys.has(rec.key)) this.keys.set(rec.key, rec.id);
     slot.gen++;
     this.heap.push({ runAt: rec.runAt, createdAt: rec.createdAt, seq: this.seq++, id: rec.id, gen: slot.gen });
   }
 
-  private trimSucceeded(): void {
-    const done = this.byState.succeeded;
-    while (done.size > this.keepSucceeded) {
-      const oldest = done.values().next().value as string;
-      done.delete(oldest);
+  /** Evict the oldest records of `state` (by entry into it) until both caps hold. Deterministic, so a replayed journal evicts the same ones. */
+  private trim(state: RetainedState): void {
+    const ids = this.byState[state];
+    const cap = this.caps[state];
+    while (ids.size > cap.maxCount || (this.retainedBytes[state] > cap.maxBytes && ids.size > 0)) {
+      const oldest = ids.values().next().value as string;
+      const slot = this.slots.get(oldest)!;
+      this.leave(slot);
       this.slots.delete(oldest);
+      this.evicted[state]++;
     }
   }
 }

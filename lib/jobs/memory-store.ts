@@ -1,7 +1,7 @@
 // The default store: everything in process memory. Fast, and gone when the process exits.
 import type { JobStore } from "./job-store.js";
 import type { JobCounts, JobRecord, JobState } from "./job-record.js";
-import { JobTable, type JobTableOptions } from "./job-table.js";
+import { JobTable, type JobRetention, type JobTableOptions } from "./job-table.js";
 
 export type MemoryJobStoreOptions = JobTableOptions;
 
@@ -51,5 +51,8 @@ export class MemoryJobStore implements JobStore {
   }
   close(): Promise<void> {
     return Promise.resolve();
+  }
+  retention(): JobRetention {
+    return this.table.retention();
   }
 }

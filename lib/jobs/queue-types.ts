@@ -2,6 +2,7 @@
 import type { Logger } from "../util/logger.js";
 import type { JobBackoffPolicy } from "./job-backoff.js";
 import type { JobClock } from "./clock.js";
+import type { JobRetention } from "./job-table.js";
 import type { JobCounts } from "./job-record.js";
 import type { JobStore } from "./job-store.js";
 import type { AnyJobType } from "./job-type.js";
@@ -62,6 +63,10 @@ export interface JobQueueTotals {
   deadRetried: number;
   /** Running jobs put back to pending at the drain deadline. */
   released: number;
+  /** Succeeded jobs the store dropped (oldest first) to stay within its retention caps. */
+  evictedSucceeded: number;
+  /** Dead letters the store dropped (oldest first) to stay within its retention caps. */
+  evictedDead: number;
 }
 
 export interface JobQueueStats {
@@ -79,6 +84,8 @@ export interface JobQueueHealthOptions {
   maxBacklog?: number;
   /** Report "degraded" when the dead-letter queue holds more than this. */
   maxDeadLetters?: number;
+  /** Report "degraded" when dead letters or kept results fill this share of a cap (count or bytes; default 0.9). */
+  retentionPressure?: number;
 }
 
 /** What `queue.healthCheck()` resolves to: readable by the probes' HealthChecks (status + error). */
@@ -91,6 +98,8 @@ export interface JobQueueHealth {
   running: number;
   /** Dead-letter queue size. */
   dead: number;
+  /** Finished jobs kept against the store's caps (when the store reports them). */
+  retention?: JobRetention;
 }
 
 export interface JobDrainResult {

@@ -42,6 +42,8 @@ interface ActiveRun {
   settled: boolean;
 }
 
+const EVICTION_LOG_INTERVAL_MS = 10_000;
+
 function newJobId(): string {
   return "job_" + randomUUID().replace(/-/g, "");
 }
@@ -63,7 +65,11 @@ export class JobQueue {
   private readonly idleWaiters = new Set<() => void>();
   private readonly totals: JobQueueTotals = {
     enqueued: 0, deduplicated: 0, started: 0, succeeded: 0, failed: 0, retried: 0, deadLettered: 0, timedOut: 0, deadRetried: 0, released: 0,
+    evictedSucceeded: 0, evictedDead: 0,
   };
+  /** Evictions already logged, and when the last eviction line was written. */
+  private evictionsLogged = { succeeded: 0, dead: 0 };
+  private lastEvictionLog = -Infinity;
   private phase: JobQueuePhase = "idle";
   private opening: Promise<void> | null = null;
   private pool: JobThreadPool | null = null;
@@ -170,13 +176,15 @@ export class JobQueue {
 
   async stats(): Promise<JobQueueStats> {
     await this.open();
+    this.noteEvictions();
     return { phase: this.phase, concurrency: this.concurrency, active: this.active.size, counts: await this.store.counts(), totals: { ...this.totals } };
   }
 
   /** Queue health: fail when the store stopped accepting writes or the queue is not running; degraded over the given limits. */
   async health(options: JobQueueHealthOptions = {}): Promise<JobQueueHealth> {
     await this.open();
-    return assessQueueHealth(await this.store.counts(), this.phase, this.store.failure ?? null, options);
+    this.noteEvictions();
+    return assessQueueHealth(await this.store.counts(), this.phase, this.store.failure ?? null, options, this.store.retention?.());
   }
 
   /** A health check for the probes' HealthChecks registry (`checks.add("jobs", queue.healthCheck())`). */
@@ -330,8 +338,37 @@ export class JobQueue {
       this.totals.succeeded++;
       this.track(this.store.complete(id, now));
     } else this.recordFailure(run, error, now);
+    this.noteEvictions();
     if (this.active.size === 0) for (const wake of [...this.idleWaiters]) wake();
     this.pump();
+  }
+
+  /**
+   * Count the store's evictions in the totals, and log them: at most one line every 10 s, with
+   * how many were evicted since the last line, so a flood of failing jobs cannot flood the log.
+   */
+  private noteEvictions(): void {
+    const retention = this.store.retention?.();
+    if (retention === undefined) return;
+    this.totals.evictedSucceeded = retention.succeeded.evicted;
+    this.totals.evictedDead = retention.dead.evicted;
+    const newSucceeded = retention.succeeded.evicted - this.evictionsLogged.succeeded;
+    const newDead = retention.dead.evicted - this.evictionsLogged.dead;
+    if (newSucceeded + newDead === 0) return;
+    const now = this.clock.now();
+    if (now - this.lastEvictionLog < EVICTION_LOG_INTERVAL_MS) return;
+    this.lastEvictionLog = now;
+    this.evictionsLogged = { succeeded: retention.succeeded.evicted, dead: retention.dead.evicted };
+    this.log(LOG_LEVELS.warn, "job store at its retention cap; oldest finished jobs evicted", {
+      evicted_dead: newDead,
+      evicted_succeeded: newSucceeded,
+      dead: retention.dead.count,
+      dead_bytes: retention.dead.bytes,
+      max_dead: retention.dead.maxCount,
+      max_dead_bytes: retention.dead.maxBytes,
+      succeeded: retention.succeeded.count,
+      succeeded_bytes: retention.succeeded.bytes,
+    });
   }
 
   /** One log line per failure; then retry with backoff, or the dead-letter queue after the last attempt. */

@@ -10,8 +10,12 @@ const ReportRequest = t.named(
     month: t.string({ regex: "^[0-9]{4}-(0[1-9]|1[0-2])$" }),
     /** Documented failure: `fail: true` makes every attempt fail, so retries and dead letters can be seen. */
     fail: t.optional(t.boolean()),
-  }),
+  },
+  // Nothing else is stored with the job: a client cannot park arbitrary data in the queue.
+  { additionalProperties: false }),
 );
+/** A report request is a few dozen bytes; anything near this is not one. */
+const REPORT_BODY_LIMIT = 1024;
 const JobStateSchema = t.enum(["pending", "running", "succeeded", "dead"]);
 const JobAccepted = t.named("JobAccepted", t.object({ id: t.string(), state: JobStateSchema, status_url: t.string() }));
 const JobStatus = t.named(
@@ -54,7 +58,12 @@ export function createSampleJobQueue(options: { logger?: Logger; store?: JobStor
 export function jobRoutes(queue: JobQueue): RouteDefinition[] {
   const createReport = route.post(
     "/api/v1/reports",
-    { tag: "jobs", summary: "Request a report, built in the background (202, job id and Location)", responses: { 202: JobAccepted } },
+    {
+      tag: "jobs",
+      summary: "Request a report, built in the background (202, job id and Location)",
+      responses: { 202: JobAccepted },
+      bodyLimit: REPORT_BODY_LIMIT,
+    },
     [json(ReportRequest)],
     async (body) => {
       // Asking again for the same report while it still waits returns the same job.

@@ -83,3 +83,37 @@ test("queue.healthCheck() plugs into the probes' HealthChecks: backlog over the 
   const stopped = await checks.run();
   assert.equal(stopped.checks["jobs"]?.status, "fail");
 });
+
+test("POST /api/v1/reports refuses unknown properties (422) and bodies over 1 KiB (413): nothing arbitrary reaches the queue", async () => {
+  const queue = createSampleJobQueue({ logger: silentLogger });
+  const app = new App({ logger: silentLogger }).routes(jobRoutes(queue));
+  const post = (body: string) => app.inject({ method: "POST", url: "/api/v1/reports", headers: { "content-type": "application/json" }, body });
+  const extra = await post(JSON.stringify({ kind: "usage", month: "2024-05", fail: true, blob: "x" }));
+  assert.equal(extra.status, 422);
+  assert.match(extra.body, /blob/);
+  const big = await post(JSON.stringify({ kind: "usage", month: "2024-05", pad: "x".repeat(900 * 1024) }));
+  assert.equal(big.status, 413);
+  assert.equal((await queue.stats()).counts.pending, 0);
+});
+
+test("the sample's /health reports the job queue's retention pressure", async () => {
+  const { createSampleApp } = await import("../../lib/sample/index.js");
+  const { production } = await import("../../lib/service/index.js");
+  const { MemoryJobStore, JobQueue: Queue, ManualJobClock } = await import("../../lib/jobs/index.js");
+  const { buildReport } = await import("../../lib/sample/index.js");
+  const clock = new ManualJobClock(1_000);
+  const jobs = new Queue({ clock, logger: silentLogger, jobs: [buildReport], maxAttempts: 1, store: new MemoryJobStore({ keepDead: 3 }) });
+  const prod = production({ service: "t", level: "silent" });
+  const app = createSampleApp({ logger: silentLogger, jobs, production: prod });
+  await jobs.start();
+  for (let i = 1; i <= 9; i++) await jobs.enqueue(buildReport, { kind: "usage", month: `2024-0${i}`, fail: true });
+  await until("dead letters", async () => {
+    await clock.flush();
+    return (await jobs.stats()).totals.deadLettered === 9;
+  });
+  const health = await app.inject({ url: "/health" });
+  const body = health.json<{ status: string; checks: Record<string, { status: string; error?: string }> }>();
+  assert.equal(body.checks["jobs"]?.status, "degraded");
+  assert.match(body.checks["jobs"]?.error ?? "", /dead letters at 100% of their cap \(3\/3, .* 6 evicted\)/);
+  await jobs.drain(1_000);
+});
