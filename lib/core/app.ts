@@ -13,7 +13,7 @@ import { listenApp, type ListenOptions, type ListeningServer } from "./listen.js
 import { DEFAULT_JSON_DEPTH, DEFAULT_JSON_ELEMENTS } from "./json-body.js";
 import { createJsonLogger, type Logger } from "../util/logger.js";
 import { Reply } from "./reply.js";
-import { INVALID_TARGET, MISSING_HOST, originForm } from "./request-target.js";
+import { INVALID_TARGET, MISSING_HOST, originForm, UNSUPPORTED_VERSION } from "./request-target.js";
 import type { Layer, RouteDefinition } from "./route.js";
 import type { AppRuntime, AsyncValidationAdapters } from "./runtime.js";
 import { writeReply } from "./write.js";
@@ -227,8 +227,11 @@ export class App {
     // No socket yet: the response waits behind an unanswered one (pipelining), which is bounded.
     if (res.socket === null && !admitPipelined(req, res, this.runtime.limits.maxPipelinedRequests, this.runtime.logger)) return;
     const ctx = this.createContext(req, res);
-    // HTTP/1.1 requires Host (RFC 9112 §3.2); Node's own check would answer a bare 400.
-    if (req.headers.host === undefined && req.httpVersionMinor === 1 && ctx.routingError === undefined) ctx.routingError = MISSING_HOST;
+    // HTTP/1.1 requires Host (RFC 9112 §3.2; Node's own check would answer a bare 400), and only
+    // HTTP/1.x is spoken here (llhttp also parses "HTTP/0.9" and "HTTP/2.0" request lines).
+    if (ctx.routingError === undefined && (req.httpVersionMajor !== 1 || (req.httpVersionMinor === 1 && req.headers.host === undefined))) {
+      ctx.routingError = req.httpVersionMajor !== 1 ? UNSUPPORTED_VERSION : MISSING_HOST;
+    }
     const r = this.select(ctx)(ctx);
     if (isPromise(r)) r.then((reply) => writeReply(ctx, reply));
     else writeReply(ctx, r);

@@ -13,6 +13,7 @@ const REASONS: Readonly<Record<number, string>> = {
   400: "Bad Request",
   408: "Request Timeout",
   413: "Content Too Large",
+  405: "Method Not Allowed",
   417: "Expectation Failed",
   431: "Request Header Fields Too Large",
 };
@@ -46,6 +47,15 @@ function errorResponseBytes(err: ApiError, errorId: string, production: boolean)
 /** Install the uniform answers for parser errors, timeouts and unmet expectations on `server`. */
 export function installClientErrorHandler(server: Server, runtime: AppRuntime): void {
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(runtime, err, socket as Socket));
+  // CONNECT (a proxy's method): without a listener Node destroys the socket without a word.
+  server.on("connect", (req: IncomingMessage, socket: Duplex) => {
+    const error = new ApiError(405, "method_not_allowed", "CONNECT is not supported");
+    const errorId = newErrorId();
+    logClientError(runtime, error, errorId, "connect", req.socket);
+    const s = socket as Socket;
+    if (s.writable) s.end(errorResponseBytes(error, errorId, runtime.production));
+    else s.destroy();
+  });
   // Expect other than 100-continue: Node would answer a bare 417.
   server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
     const error = new ApiError(417, "expectation_failed", "Only Expect: 100-continue is supported");

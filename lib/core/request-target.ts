@@ -8,6 +8,9 @@ import { ApiError } from "./errors.js";
 /** The shared refusal for a target no server should route. */
 export const INVALID_TARGET = ApiError.badRequest("Invalid request target");
 
+/** A request line of another HTTP version than 1.x (a 400: the corpus never answers a client's mistake with a 5xx). */
+export const UNSUPPORTED_VERSION = ApiError.badRequest("Unsupported HTTP version; use HTTP/1.1");
+
 /** HTTP/1.1 without a Host header. */
 export const MISSING_HOST = ApiError.badRequest("Missing Host header");
 

@@ -34,6 +34,12 @@ function decodeUtf8(buf: Buffer): string {
 
 function readJson(ctx: Context, maxElements: number): Promise<unknown> {
   requireMedia(ctx, isJsonMediaType(ctx.contentType), "application/json");
+  // JSON on the wire is UTF-8 (RFC 8259 §8.1): a body declared otherwise would be read as
+  // something else than its sender meant, so it is refused rather than guessed.
+  const charset = ctx.contentType.charset;
+  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
+    throw ApiError.unsupportedMediaType(`Unsupported charset ${JSON.stringify(charset)}; JSON must be UTF-8`);
+  }
   return ctx.body().then((buf) => {
     if (buf.length === 0) throw new MissingValueError("Request body is empty; expected JSON");
     return parseJsonText(decodeUtf8(buf), ctx.runtime.jsonDepth, maxElements < 0 ? ctx.runtime.jsonElements : maxElements);

@@ -103,6 +103,9 @@ describe("parser errors get the uniform body", () => {
     ["a missing Host", "GET /s HTTP/1.1\r\n\r\n", 400, "bad_request"],
     ["a missing Host on a route that does not exist", "GET /nowhere HTTP/1.1\r\n\r\n", 400, "bad_request"],
     ["headers over maxHeaderSize", `GET /s HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(8000)}\r\n\r\n`, 431, "request_header_fields_too_large"],
+    ["CONNECT (a proxy's method)", "CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n", 405, "method_not_allowed"],
+    ["an HTTP/2.0 request line", "GET /s HTTP/2.0\r\nHost: x\r\n\r\n", 400, "bad_request"],
+    ["an HTTP/0.9 request line", "GET /s\r\n\r\n", 400, "bad_request"],
     ["an Expect other than 100-continue", "POST /s HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nContent-Length: 0\r\n\r\n", 417, "expectation_failed"],
   ];
   for (const [name, raw, status, type] of cases) {

@@ -49,3 +49,18 @@ describe("JSON value count limit", () => {
     assert.throws(() => json(t.object({}), { maxElements: 0 }), /maxElements must be a positive integer/);
   });
 });
+
+describe("JSON charset", () => {
+  const app = new App({ logger: silentLogger }).route(route.post("/any", [json()], () => ({ ok: true })));
+  for (const type of ["application/json; charset=utf-16", "application/json;charset=latin1", 'application/json; charset="']) {
+    it(`refuses ${JSON.stringify(type)} with 415: JSON is UTF-8`, async () => {
+      const r = await app.inject({ method: "POST", url: "/any", body: "{}", headers: { "content-type": type } });
+      assert.equal(r.status, 415);
+    });
+  }
+  for (const type of ["application/json; charset=utf-8", "application/json; charset=UTF-8", 'application/json; charset="utf-8"', "application/json"]) {
+    it(`accepts ${JSON.stringify(type)}`, async () => {
+      assert.equal((await app.inject({ method: "POST", url: "/any", body: "{}", headers: { "content-type": type } })).status, 200);
+    });
+  }
+});
