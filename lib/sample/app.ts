@@ -59,7 +59,7 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
   // Global layers, outermost first: CORS answers preflights before anything else runs;
   // compression sits outside negotiation so TOON bodies are compressed too.
   if (options.corsOrigins !== undefined && options.corsOrigins.length > 0) {
-    app.layer(cors({ origin: [...options.corsOrigins], credentials: true, allowHeaders: ["authorization", "content-type", "x-csrf-token"] }));
+    app.layer(cors({ origin: [...options.corsOrigins], credentials: true, allowHeaders: ["authorization", "content-type", "x-csrf-token", "idempotency-key"], exposeHeaders: ["idempotent-replayed"] }));
   }
   app.layer(compression()).layer(securityHeaders()).layer(timeout(10_000)).layer(negotiation());
 

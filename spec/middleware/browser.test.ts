@@ -2,7 +2,7 @@
 // (http://127.0.0.1:A) whose script calls an API on another (http://127.0.0.1:B, a different
 // origin, the same site) with credentials, and a third API (C) that does not allow origin A.
 // The page writes what it observed into <pre id="result">, read back from --dump-dom.
-// Skips visibly where Chromium is not installed.
+// Skips visibly where Chromium is not installed (Debian: apt-get install chromium).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { dumpDom, findChromium } from "../support/chromium.js";
@@ -41,6 +41,14 @@ async function run() {
     out.wrongToken = r.status;
     r = await fetch(B + "/api/items", { method: "POST", credentials: "include", headers: { "content-type": "text/plain" }, body: "x" });
     out.simplePost = r.status;
+    // Cookies ignore ports: this page (another port, the same host) can plant B's token cookie.
+    // A token of the right shape with a made-up MAC in both the cookie and the header is what
+    // plain double submit would accept; the signed token refuses it.
+    const forged = "A".repeat(22) + "." + "B".repeat(43);
+    document.cookie = "csrf_token=" + forged + "; path=/";
+    r = await fetch(B + "/api/items", { method: "POST", credentials: "include",
+      headers: { "content-type": "application/json", "x-csrf-token": forged }, body: "{}" });
+    out.plantedCookie = r.status;
     try { await fetch(C + "/api/data"); out.otherApi = "readable"; } catch (e) { out.otherApi = "blocked"; }
     try { await fetch(C + "/api/data", { headers: { "x-custom": "1" } }); out.otherApiPreflighted = "readable"; } catch (e) { out.otherApiPreflighted = "blocked"; }
   } catch (e) {
@@ -76,7 +84,7 @@ describe("CORS and CSRF from headless Chromium", () => {
         .layer(record(seenB))
         .layer(cors({ origin: [origin], credentials: true, exposeHeaders: ["x-visible"] }))
         .layer(securityHeaders())
-        .layer(csrf())
+        .layer(csrf({ secret: "b".repeat(32) }))
         .routes(
           route.get("/api/csrf", [csrfToken()], (token) => ({ token })),
           route.post("/api/items", [json()], (body) => reply(201, { created: body }, { "x-visible": "yes", "x-hidden": "no" })),
@@ -94,11 +102,13 @@ describe("CORS and CSRF from headless Chromium", () => {
 
       const result = resultOf(await dumpDom(chromium, origin + "/"));
       assert.equal(result["error"], undefined, String(result["error"]));
-      assert.equal(result["tokenLength"], 43);
+      // A signed token: 22 characters of nonce, ".", 43 of HMAC-SHA256 (base64url).
+      assert.equal(result["tokenLength"], 66);
       assert.deepEqual(result["post"], { status: 201, body: { created: { name: "ada" } }, visible: "yes", hidden: null });
       assert.deepEqual(result["noToken"], { status: 403, type: "forbidden" });
       assert.equal(result["wrongToken"], 403);
       assert.equal(result["simplePost"], 403);
+      assert.equal(result["plantedCookie"], 403);
       assert.equal(result["otherApi"], "blocked");
       assert.equal(result["otherApiPreflighted"], "blocked");
       // The browser preflighted the JSON + custom-header POSTs, and never sent the request that

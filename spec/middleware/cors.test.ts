@@ -36,7 +36,7 @@ describe("cors() with an origin list and credentials", () => {
     assert.equal(r.headers["access-control-allow-methods"], "GET, POST");
     assert.equal(r.headers["access-control-allow-headers"], "content-type, x-csrf-token");
     assert.equal(r.headers["access-control-max-age"], "600");
-    assert.equal(r.headers["vary"], "Origin, Access-Control-Request-Headers");
+    assert.equal(r.headers["vary"], "Origin, Access-Control-Request-Method, Access-Control-Request-Headers");
     assert.equal(r.body, "");
   });
 
@@ -58,6 +58,42 @@ describe("cors() with an origin list and credentials", () => {
   it("matches configured origins in their serialized form (case, default port)", async () => {
     const r = await preflight(server.url + "/items", "https://app.example.com");
     assert.equal(r.headers["access-control-allow-origin"], "https://app.example.com");
+  });
+
+  it("matches origins exactly: no prefix, suffix, trailing-dot, port, scheme or case tricks", async () => {
+    const near = [
+      "https://app.example.com.evil.com",
+      "https://app.example.com.",
+      "https://app.example.co",
+      "https://app.example.com:8443",
+      "https://app.example.com:443",
+      "https://app.example.com/",
+      "http://app.example.com",
+      "HTTPS://APP.EXAMPLE.COM",
+      "https://evil-app.example.com",
+      "https://xapp.example.com",
+      A + "0",
+      A.replace("4001", "4000"),
+    ];
+    for (const origin of near) {
+      const actual = await send(server.url + "/items", { headers: { origin } });
+      assert.equal(actual.headers["access-control-allow-origin"], undefined, origin);
+      assert.equal(actual.headers["access-control-allow-credentials"], undefined, origin);
+      assert.equal(actual.headers["vary"], "Origin", origin);
+      const pre = await preflight(server.url + "/items", origin);
+      assert.equal(pre.headers["access-control-allow-origin"], undefined, origin);
+    }
+  });
+
+  it("gives a preflight for a method outside the list, or a repeated method header, no CORS headers", async () => {
+    for (const method of ["PUT", "DELETE", "post", "POST, PUT"]) {
+      const r = await preflight(server.url + "/items", A, { "access-control-request-method": method });
+      assert.equal(r.status, 204, method);
+      for (const name of Object.keys(r.headers)) assert.ok(!name.startsWith("access-control-"), `${method}: ${name}`);
+      assert.match(String(r.headers["vary"]), /Access-Control-Request-Method/);
+    }
+    const ok = await preflight(server.url + "/items", A, { "access-control-request-method": "GET" });
+    assert.equal(ok.headers["access-control-allow-origin"], A);
   });
 
   it("decorates actual responses, error replies included, and always varies on Origin", async () => {
@@ -85,11 +121,11 @@ describe("cors() with an origin list and credentials", () => {
     assert.match(String(r.headers["allow"]), /GET/);
   });
 
-  it("drops a hostile or oversized requested-header list instead of reflecting it", async () => {
+  it("refuses a preflight with a hostile or oversized requested-header list instead of reflecting it", async () => {
     for (const requested of ["a b", "x-ok, bad\u00ff", "a,".repeat(100) + "b", "x".repeat(5000), "x-ok,(evil)"]) {
       const r = await preflight(server.url + "/items", A, { "access-control-request-headers": requested });
       assert.equal(r.status, 204);
-      assert.equal(r.headers["access-control-allow-headers"], undefined, requested.slice(0, 30));
+      for (const name of Object.keys(r.headers)) assert.ok(!name.startsWith("access-control-"), `${requested.slice(0, 30)}: ${name}`);
     }
     const hostile = " ,".repeat(2000);
     const started = process.hrtime.bigint();
@@ -113,15 +149,36 @@ describe("cors() with *", () => {
     assert.equal(r.headers["access-control-allow-origin"], "*");
     assert.equal(r.headers["access-control-allow-credentials"], undefined);
     assert.equal(r.headers["vary"], undefined);
-    const p = await preflight(server.url + "/x", EVIL, { "access-control-request-headers": "x-other" });
+    const p = await preflight(server.url + "/x", EVIL, { "access-control-request-headers": "Content-Type" });
     assert.equal(p.headers["access-control-allow-origin"], "*");
     assert.equal(p.headers["access-control-allow-headers"], "content-type");
-    assert.equal(p.headers["vary"], undefined);
+    // The preflight's answer depends on the requested method and headers, never on the origin.
+    assert.equal(p.headers["vary"], "Access-Control-Request-Method, Access-Control-Request-Headers");
+  });
+
+  it("gives a preflight naming a header outside allowHeaders no CORS headers", async () => {
+    for (const requested of ["x-other", "content-type, x-other", "authorization"]) {
+      const p = await preflight(server.url + "/x", EVIL, { "access-control-request-headers": requested });
+      assert.equal(p.status, 204);
+      for (const name of Object.keys(p.headers)) assert.ok(!name.startsWith("access-control-"), `${requested}: ${name}`);
+    }
   });
 
   it("refuses * together with credentials at construction", () => {
     assert.throws(() => cors({ origin: "*", credentials: true }), /credentials/);
     assert.throws(() => cors({ origin: [A, "*"] }), TypeError);
+    assert.throws(() => cors({ origin: [A, "*"], credentials: true }), TypeError);
+    // With credentials a browser reads allowHeaders "*" as a header named "*": refused too.
+    assert.throws(() => cors({ origin: A, credentials: true, allowHeaders: ["*"] }), /allowHeaders "\*" cannot be combined with credentials/);
+    assert.throws(() => cors({ origin: A, credentials: true, methods: ["*"] }), /methods "\*" cannot be combined with credentials/);
+  });
+
+  it("treats allowHeaders and methods \"*\" as the wildcard without credentials", async () => {
+    const app = new App({ logger: silentLogger }).layer(cors({ origin: A, allowHeaders: ["*"], methods: ["*"] })).routes(route.get("/x", [], () => "x"));
+    const p = await app.inject({ method: "OPTIONS", url: "/x", headers: { origin: A, "access-control-request-method": "PURGE", "access-control-request-headers": "x-anything" } });
+    assert.equal(p.headers["access-control-allow-origin"], A);
+    assert.equal(p.headers["access-control-allow-headers"], "*");
+    assert.equal(p.headers["access-control-allow-methods"], "*");
   });
 });
 

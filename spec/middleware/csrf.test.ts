@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { App, form, route, silentLogger, text, type ListeningServer } from "../../lib/index.js";
 import { csrf, csrfToken } from "../../lib/middleware/index.js";
-import { send, type WireResponse } from "../support/http.js";
+import { ERROR_ID, send, type WireResponse } from "../support/http.js";
 
 function tokenCookie(r: WireResponse, name = "csrf_token"): { value: string; raw: string } | undefined {
   const all = r.headers["set-cookie"] ?? [];
@@ -213,6 +213,8 @@ describe("csrf() tokens are signed and bound to the session", () => {
     const r = await post(app, forged);
     assert.equal(r.status, 403);
     assert.equal(r.json<ErrorBody>().error.message, "CSRF cookie missing or invalid");
+    assert.equal(r.json<ErrorBody>().error.type, "forbidden");
+    assert.match(r.json<{ error_id: string }>().error_id, ERROR_ID);
     assert.equal((await post(app, await tokenOf(app))).status, 200);
   });
 
@@ -225,6 +227,15 @@ describe("csrf() tokens are signed and bound to the session", () => {
     // A safe request from the other session replaces the cookie instead of reusing it.
     const replaced = await app.inject({ url: "/t", headers: { "x-session": "mallory", cookie: `csrf_token=${aliceToken}` } });
     assert.notEqual(replaced.json<{ t: string }>().t, aliceToken);
+  });
+
+  it("keeps application session ids apart from the default ones (an empty id is no session)", async () => {
+    const app = appFor({ secret: SECRET, sessionId: (ctx) => ctx.req.headers["x-session"] as string | undefined });
+    const anonymous = await tokenOf(app);
+    // An application id that happens to read "anonymous" is not the default anonymous session.
+    assert.equal((await post(app, anonymous, { "x-session": "anonymous" })).status, 403);
+    assert.equal((await post(app, anonymous, { "x-session": "" })).status, 200);
+    assert.equal((await post(app, anonymous)).status, 200);
   });
 
   it("tokens from one secret are refused by another (and shared by instances with the same secret)", async () => {

@@ -1,5 +1,6 @@
 // idempotency(): one execution per Idempotency-Key, concurrent duplicates wait, later ones get the
-// stored answer replayed; body mismatch 422; scoping by method, path and caller; 5xx released.
+// stored answer replayed; body mismatch 422; scoping by method, path and caller; 4xx/5xx released;
+// per-caller budgets and a full store that never takes another caller's only answer.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Readable } from "node:stream";
@@ -211,5 +212,132 @@ describe("idempotency under a flood from another client", () => {
     const other = await create(app, "10.0.0.2", "same", "a@example.com");
     assert.equal(other.headers["idempotent-replayed"], undefined);
     assert.equal(runs(), 2);
+  });
+});
+
+describe("idempotency when the store is full", () => {
+  function fullApp(options: Parameters<typeof idempotency>[0]): { app: App; runs: () => number; clock: { t: number } } {
+    let runs = 0;
+    const clock = { t: 1_000_000 };
+    const app = new App({ logger: silentLogger })
+      .layer(idempotency({ now: () => clock.t, ttlMs: 60_000, ...options }))
+      .routes(
+        route.post("/users", [json(t.object({ email: t.string() }))], (b) => {
+          runs++;
+          return created({ id: runs, email: b.email, pad: "x".repeat(b.email.startsWith("big") ? 2000 : 0) });
+        }),
+        route.post("/boom", [], () => {
+          runs++;
+          throw new Error("failed after doing part of the work");
+        }),
+      );
+    return { app, runs: () => runs, clock };
+  }
+  const create = (app: App, ip: string, key: string, email = "a@example.com") =>
+    app.inject({ method: "POST", url: "/users", remoteAddress: ip, headers: { "idempotency-key": key }, body: { email } });
+
+  it("never takes a caller's only answer for someone else: a newcomer gets 503 + Retry-After, the victim still replays", async () => {
+    const { app, runs, clock } = fullApp({ maxKeys: 20, maxKeysPerCaller: 5 });
+    assert.equal((await create(app, "10.0.0.1", "victim")).status, 201);
+    for (let i = 2; i <= 20; i++) assert.equal((await create(app, `10.0.0.${i}`, "k")).status, 201);
+    assert.equal(runs(), 20);
+    clock.t += 10_000;
+    const refused = await create(app, "10.0.1.1", "k");
+    assert.equal(refused.status, 503);
+    assert.equal(refused.headers["retry-after"], "50");
+    assert.match(refused.json<{ error_id: string }>().error_id, ERROR_ID);
+    assert.equal(runs(), 20, "the refused request did not run");
+    const retry = await create(app, "10.0.0.1", "victim");
+    assert.equal(retry.status, 201);
+    assert.equal(retry.headers["idempotent-replayed"], "true");
+    assert.equal(runs(), 20);
+    // Once the answers expire there is room again.
+    clock.t += 50_001;
+    assert.equal((await create(app, "10.0.1.1", "k")).status, 201);
+  });
+
+  it("makes room from the caller holding the most, never from a caller with one answer", async () => {
+    const { app, runs } = fullApp({ maxKeys: 10, maxKeysPerCaller: 5 });
+    await create(app, "10.0.0.1", "victim");
+    for (let i = 0; i < 5; i++) await create(app, "10.0.0.2", `b-${i}`);
+    for (let i = 3; i <= 6; i++) await create(app, `10.0.0.${i}`, "c");
+    assert.equal(runs(), 10);
+    // Full: each newcomer (holding 0) takes the oldest answer of B (holding 5, then 4, ...), down
+    // to B holding 1: from then on everyone holds one answer, and a newcomer is refused.
+    for (let i = 0; i < 4; i++) assert.equal((await create(app, `10.0.2.${i}`, "n")).status, 201);
+    assert.equal((await create(app, "10.0.2.9", "n")).status, 503, "B's last answer and everyone's single answers stay");
+    const before = runs();
+    assert.equal((await create(app, "10.0.0.1", "victim")).headers["idempotent-replayed"], "true");
+    assert.equal((await create(app, "10.0.0.2", "b-4")).headers["idempotent-replayed"], "true");
+    assert.equal((await create(app, "10.0.0.3", "c")).headers["idempotent-replayed"], "true");
+    assert.equal(runs(), before);
+    // B's oldest went first (and B, full, now trades its own last answer for a new one).
+    assert.equal((await create(app, "10.0.0.2", "b-3")).headers["idempotent-replayed"], undefined);
+    assert.equal((await create(app, "10.0.0.1", "victim")).headers["idempotent-replayed"], "true");
+  });
+
+  it("gives an IPv6 /64 one budget while keys stay scoped to the full address", async () => {
+    const { app, runs } = fullApp({ maxKeys: 100, maxKeysPerCaller: 3 });
+    await create(app, "10.0.0.1", "victim");
+    for (let i = 1; i <= 50; i++) await create(app, `2001:db8:0:1::${i.toString(16)}`, `k-${i}`);
+    assert.equal((await create(app, "2001:db8:0:1::32", "k-50")).headers["idempotent-replayed"], "true");
+    assert.equal((await create(app, "2001:db8:0:1::4", "k-4")).headers["idempotent-replayed"], undefined, "one budget of 3 for the /64");
+    const n = runs();
+    assert.equal((await create(app, "2001:db8:0:1::1", "same")).status, 201);
+    assert.equal((await create(app, "2001:db8:0:1::2", "same")).headers["idempotent-replayed"], undefined);
+    assert.equal(runs(), n + 2, "the same key from two addresses of one /64 does not collide");
+    assert.equal((await create(app, "10.0.0.1", "victim")).headers["idempotent-replayed"], "true");
+  });
+
+  it("keeps an answer too big for the bytes left as a stub: a duplicate gets 409, never a second run", async () => {
+    const { app, runs } = fullApp({ maxBytes: 4000, maxBytesPerCaller: 3000 });
+    assert.equal((await create(app, "10.0.0.1", "a1", "big-a1")).status, 201);
+    assert.equal((await create(app, "10.0.0.2", "b1", "big-b1")).status, 201);
+    assert.equal(runs(), 2);
+    // 10.0.0.1's first answer (~2.6 KB) is replayed; 10.0.0.2's did not fit whole.
+    assert.equal((await create(app, "10.0.0.1", "a1", "big-a1")).headers["idempotent-replayed"], "true");
+    const stub = await create(app, "10.0.0.2", "b1", "big-b1");
+    assert.equal(stub.status, 409);
+    assert.match(stub.json<{ error: { message: string } }>().error.message, /cannot be replayed/);
+    assert.equal(runs(), 2);
+    // A caller's own byte budget drops its own oldest answer first.
+    assert.equal((await create(app, "10.0.0.1", "a2", "big-a2")).status, 201);
+    assert.equal((await create(app, "10.0.0.1", "a2", "big-a2")).headers["idempotent-replayed"], "true");
+    assert.equal((await create(app, "10.0.0.1", "a1", "big-a1")).headers["idempotent-replayed"], undefined);
+  });
+
+  it("stores 5xx answers only with keepServerErrors", async () => {
+    const boom = (app: App) => app.inject({ method: "POST", url: "/boom", remoteAddress: "10.0.0.1", headers: { "idempotency-key": "x" } });
+    const released = fullApp({});
+    assert.equal((await boom(released.app)).status, 500);
+    assert.equal((await boom(released.app)).headers["idempotent-replayed"], undefined);
+    assert.equal(released.runs(), 2);
+    const kept = fullApp({ keepServerErrors: true });
+    assert.equal((await boom(kept.app)).status, 500);
+    const again = await boom(kept.app);
+    assert.equal(again.status, 500);
+    assert.equal(again.headers["idempotent-replayed"], "true");
+    assert.equal(kept.runs(), 1);
+  });
+
+  it("answers 429 to a caller with maxKeysPerCaller keyed requests in flight", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const app = new App({ logger: silentLogger })
+      .layer(idempotency({ maxKeysPerCaller: 2 }))
+      .routes(route.post("/slow", [], async () => (await gate, created({ ok: true }))));
+    const slow = (ip: string, key: string) => app.inject({ method: "POST", url: "/slow", remoteAddress: ip, headers: { "idempotency-key": key } });
+    const first = [slow("10.0.0.1", "a"), slow("10.0.0.1", "b")];
+    await delay(20);
+    assert.equal((await slow("10.0.0.1", "c")).status, 429);
+    const other = slow("10.0.0.2", "a");
+    release();
+    assert.deepEqual((await Promise.all([...first, other])).map((r) => r.status), [201, 201, 201]);
+    assert.equal((await slow("10.0.0.1", "c")).status, 201);
+  });
+
+  it("refuses caps that are not positive integers", () => {
+    assert.throws(() => idempotency({ maxKeys: 0 }), /maxKeys must be a positive integer/);
+    assert.throws(() => idempotency({ maxBytesPerCaller: 1.5 }), /maxBytesPerCaller must be a positive integer/);
   });
 });

@@ -1,19 +1,27 @@
 // CORS (Fetch standard, "CORS protocol"). Preflights (OPTIONS + Origin +
 // Access-Control-Request-Method) are answered here, before routing results matter: 204 with
-// the allow headers for an allowed origin, 204 without any CORS header for a refused one (the
-// browser then blocks the real request). Actual requests go through and get
-// Access-Control-Allow-Origin (+ credentials, exposed headers) when their origin is allowed,
-// error replies included, so clients can read 401/403 bodies.
+// the allow headers when the origin, the requested method and every requested header are
+// allowed, 204 without any CORS header otherwise (the browser then blocks the real request).
+// Actual requests go through and get Access-Control-Allow-Origin (+ credentials, exposed
+// headers) when their origin is allowed, error replies included, so clients can read 401/403
+// bodies.
+// - Origins match exactly, in their serialized form (scheme, host, port): configured origins
+//   are canonicalised once (lowercase, default port dropped), the request's `Origin` is compared
+//   as sent, so `https://a.example.evil.com`, `https://a.example.`, another port or another case
+//   are different origins. A predicate decides for itself.
 // - `origin: "*"` answers `*` and never depends on the request; it cannot be combined with
 //   `credentials: true` (configuration error): with credentials, only listed or accepted origins
-//   are echoed.
+//   are echoed. `"*"` inside a list is refused in every mode.
 // - `Vary: Origin` is added to every reply whose CORS headers depend on the origin (all modes
 //   but "*"), including replies to requests without Origin, so shared caches keep them apart.
 // - With credentials, the origin `null` (sandboxed iframes, data: and file: documents, some
 //   redirects: any page can arrange to send it) is never allowed: listing it is a configuration
 //   error, and a predicate that accepts it is overruled.
+// - A preflight for a method outside `methods` (compared case-sensitively, as browsers do), or
+//   naming a header outside a configured `allowHeaders`, gets no CORS headers at all.
 // - Requested headers are reflected only when `allowHeaders` is not configured, after splitting
-//   the list on commas and checking each name is a token (no regex: Hono CVE-2026-69207).
+//   the list on commas and checking each name is a token (no regex: Hono CVE-2026-69207); an
+//   unusable list refuses the preflight.
 import type { Context } from "../../core/context.js";
 import type { Reply } from "../../core/reply.js";
 import { Reply as ReplyClass } from "../../core/reply.js";
@@ -67,9 +75,14 @@ function canonicalOrigin(origin: string): string {
   return u.origin;
 }
 
-/** Requested header names, validated and lowercased, or "" when the list is unusable. */
-function reflectRequestHeaders(requested: string): string {
-  if (requested.length > MAX_REQUESTED_LENGTH) return "";
+/**
+ * Check the requested header names (split on commas, each a token, bounded in count and length).
+ * With `allowed` (the configured names, lowercased): "" when every name is in it, else null.
+ * Without: the names lowercased and joined for reflection ("" for an empty list), or null when
+ * the list is unusable.
+ */
+function checkRequestHeaders(requested: string, allowed: ReadonlySet<string> | null): string | null {
+  if (requested.length > MAX_REQUESTED_LENGTH) return null;
   let out = "";
   let count = 0;
   let start = 0;
@@ -79,8 +92,11 @@ function reflectRequestHeaders(requested: string): string {
     if (end === -1) end = n;
     const name = requested.slice(start, end).trim();
     if (name !== "") {
-      if (!isHttpToken(name) || ++count > MAX_REQUESTED_HEADERS) return "";
-      out = out === "" ? name.toLowerCase() : out + ", " + name.toLowerCase();
+      if (!isHttpToken(name) || ++count > MAX_REQUESTED_HEADERS) return null;
+      const lower = name.toLowerCase();
+      if (allowed !== null) {
+        if (!allowed.has(lower)) return null;
+      } else out = out === "" ? lower : out + ", " + lower;
     }
     start = end + 1;
   }
@@ -140,7 +156,17 @@ export function cors(options: CorsOptions = { origin: "*" }): Layer {
     if (!Number.isInteger(options.maxAge) || options.maxAge < 0) throw new TypeError("cors: maxAge must be a non-negative integer (seconds)");
     maxAge = String(options.maxAge);
   }
-  const preflightVary = allowHeaders === null ? (wildcard ? "Access-Control-Request-Headers" : "Origin, Access-Control-Request-Headers") : wildcard ? null : "Origin";
+  // "*" in methods or allowHeaders is the Fetch wildcard only without credentials (with them a
+  // browser reads it as a method or header literally named "*", which is never what was meant).
+  const anyMethod = options.methods !== undefined && options.methods.includes("*");
+  if (anyMethod && credentials) throw new TypeError('cors: methods "*" cannot be combined with credentials; list the methods');
+  const methodSet: ReadonlySet<string> | null = anyMethod ? null : new Set(options.methods ?? DEFAULT_METHODS);
+  const anyHeader = options.allowHeaders !== undefined && options.allowHeaders.includes("*");
+  if (anyHeader && credentials) throw new TypeError('cors: allowHeaders "*" cannot be combined with credentials; list the header names');
+  const allowHeaderSet: ReadonlySet<string> | null =
+    options.allowHeaders === undefined || anyHeader ? null : new Set(options.allowHeaders.map((h) => h.toLowerCase()));
+  // A preflight's answer depends on the requested method and headers (and the origin, but for "*").
+  const preflightVary = wildcard ? "Access-Control-Request-Method, Access-Control-Request-Headers" : "Origin, Access-Control-Request-Method, Access-Control-Request-Headers";
 
   /** The value for Access-Control-Allow-Origin, or null when the origin is refused. */
   const allowOrigin = (requestOrigin: string, ctx: Context): string | null => {
@@ -152,24 +178,28 @@ export function cors(options: CorsOptions = { origin: "*" }): Layer {
     return predicate!(requestOrigin, ctx) === true ? requestOrigin : null;
   };
 
-  const preflight = (ctx: Context, requestOrigin: string): Reply => {
+  /** The Access-Control-Allow-Headers value ("" for none), or null when a requested header is refused. */
+  const preflightHeaders = (requested: string | string[] | undefined): string | null => {
+    if (requested === undefined) return allowHeaders ?? "";
+    if (typeof requested !== "string") return null; // repeated header: not something a browser sends
+    if (allowHeaders === null) return checkRequestHeaders(requested, null);
+    if (allowHeaderSet !== null && checkRequestHeaders(requested, allowHeaderSet) === null) return null;
+    return allowHeaders;
+  };
+
+  const preflight = (ctx: Context, requestOrigin: string, requestMethod: string | string[]): Reply => {
     const reply = new ReplyClass(204, null);
     const h = reply.headers;
-    if (preflightVary !== null) h["vary"] = preflightVary;
+    h["vary"] = preflightVary;
+    if (typeof requestMethod !== "string" || (methodSet !== null && !methodSet.has(requestMethod))) return reply;
+    const allowedHeaders = preflightHeaders(ctx.req.headers["access-control-request-headers"]);
+    if (allowedHeaders === null) return reply;
     const allow = allowOrigin(requestOrigin, ctx);
     if (allow === null) return reply;
     h["access-control-allow-origin"] = allow;
     if (credentials) h["access-control-allow-credentials"] = "true";
     h["access-control-allow-methods"] = methods;
-    if (allowHeaders !== null) {
-      if (allowHeaders !== "") h["access-control-allow-headers"] = allowHeaders;
-    } else {
-      const requested = ctx.req.headers["access-control-request-headers"];
-      if (typeof requested === "string") {
-        const reflected = reflectRequestHeaders(requested);
-        if (reflected !== "") h["access-control-allow-headers"] = reflected;
-      }
-    }
+    if (allowedHeaders !== "") h["access-control-allow-headers"] = allowedHeaders;
     if (maxAge !== null) h["access-control-max-age"] = maxAge;
     return reply;
   };
@@ -197,8 +227,9 @@ export function cors(options: CorsOptions = { origin: "*" }): Layer {
     const requestOrigin = ctx.req.headers.origin;
     if (requestOrigin === undefined) return wildcard ? next(ctx) : next(ctx).then(varyOnly);
     if (typeof requestOrigin !== "string") return next(ctx).then(varyOnly); // repeated Origin: not CORS-able
-    if (ctx.method === "OPTIONS" && ctx.req.headers["access-control-request-method"] !== undefined) {
-      return Promise.resolve(preflight(ctx, requestOrigin));
+    const requestMethod = ctx.req.headers["access-control-request-method"];
+    if (ctx.method === "OPTIONS" && requestMethod !== undefined) {
+      return Promise.resolve(preflight(ctx, requestOrigin, requestMethod));
     }
     return decorate(ctx, next, requestOrigin);
   };

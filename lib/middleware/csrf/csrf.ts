@@ -1,9 +1,13 @@
 // CSRF protection with the signed double-submit cookie pattern (OWASP).
 // - A token is `<nonce>.<mac>`: 16 random bytes and HMAC-SHA256(secret, session id, nonce), both
-//   base64url. The session id is `sessionId(ctx)` when given, else the authenticated principal's
-//   subject, else "anonymous". A token is valid only with its MAC for the current session: an
-//   attacker who can plant cookies (a sibling subdomain, plain HTTP) cannot mint one, and a
-//   token minted for one session is refused for another.
+//   base64url. The session id is `sessionId(ctx)` when given (and not empty), else the
+//   authenticated principal's subject, else "anonymous"; the three kinds never collide. A token
+//   is valid only with its MAC for the current session: an attacker who can plant cookies (a
+//   sibling subdomain, plain HTTP) cannot mint one for a victim's session, and a token minted
+//   for one session is refused for another. Before any session exists all visitors share the
+//   "anonymous" binding; an anonymous id kept in a cookie of its own would add nothing, since
+//   whoever can plant the token cookie can plant that one too. The layer must run after the
+//   layer that establishes the session (or `sessionId` must read the session itself).
 // - Over TLS (or with `secure: true`) and with Path=/ and no Domain, the cookie is named
 //   `__Host-<cookieName>`: browsers refuse such a cookie from subdomains or without Secure.
 // - Safe methods (GET, HEAD, OPTIONS, TRACE): when the request has no valid token cookie, a new
@@ -98,7 +102,15 @@ function defaultSessionId(ctx: Context): string {
 export function csrf(options: CsrfOptions = {}): Layer {
   const cookieName = options.cookieName ?? "csrf_token";
   const key = secretKey(options.secret);
-  const sessionOf = options.sessionId === undefined ? defaultSessionId : (ctx: Context) => options.sessionId!(ctx) ?? defaultSessionId(ctx);
+  const sessionId = options.sessionId;
+  // The application's ids get their own namespace, so none of them can equal a default one.
+  const sessionOf =
+    sessionId === undefined
+      ? defaultSessionId
+      : (ctx: Context): string => {
+          const id = sessionId(ctx);
+          return id === undefined || id === "" ? defaultSessionId(ctx) : "sid:" + id;
+        };
   const mac = (session: string, nonce: string): string => createHmac("sha256", key).update(session).update("\0").update(nonce).digest("base64url");
   const mint = (ctx: Context): string => {
     const nonce = randomBytes(NONCE_BYTES).toString("base64url");

@@ -8,24 +8,40 @@
 //
 // Only unsafe methods by default (POST, PUT, PATCH, DELETE). A route opts out with
 // `config: { idempotency: false }`; `required: true` makes the header mandatory (400 without it).
-// What is stored: successful answers (below 400). A 4xx means the request was refused before it
-// did its work (validation, authentication, a conflict) and a 5xx that it failed: the key is
-// released so a corrected retry runs (waiting duplicates still receive the same answer), and a
-// flood of refused requests stores nothing. Each caller keeps at most `maxKeysPerCaller`
-// answers (its own oldest is dropped first), so one client cannot push another's answers out of
-// the store within their TTL by sending many keys. A streamed
-// (or larger than `maxResponseBytes`) answer is recorded as done but cannot be replayed: a later
-// duplicate gets 409 `conflict` rather than a second execution.
+//
+// What is stored (the rule follows Stripe and draft-ietf-httpapi-idempotency-key-header): the
+// answers of requests that did their work, i.e. below 400. A 4xx means the request was refused
+// before it did anything (validation, authentication, a conflict, a rate limit): the key is
+// released, so a corrected retry with the same key runs, and a flood of refused requests stores
+// nothing. A 5xx is released too by default (a failure is usually rolled back, and a retry after
+// it is what keys are for); `keepServerErrors: true` stores 5xx answers as well, for handlers
+// whose failures may have done part of the work (Stripe's choice). Waiting duplicates of a
+// request that was not stored still receive its answer.
+//
+// Keeping the 24 h promise against other clients (ledger.ts): each caller keeps at most
+// `maxKeysPerCaller` answers and `maxBytesPerCaller` bytes, its own oldest dropped first; a
+// full store makes room max-min fairly and otherwise refuses a new key with 503 + Retry-After
+// rather than evict another caller's answer within its TTL; an answer too large for the bytes
+// left is kept as a stub (a duplicate gets 409, never a second execution). The default caller
+// is the authenticated principal, else the client address; IPv6 clients share one budget per
+// /64 (one host usually owns a /64) while their keys stay scoped to the full address. A caller
+// with `maxKeysPerCaller` keyed requests in flight gets 429 for more.
+//
+// A streamed (or larger than `maxResponseBytes`) answer is recorded as done but cannot be
+// replayed: a later duplicate gets 409 `conflict` rather than a second execution.
 // Across processes (a shared store), a duplicate whose original runs elsewhere polls the store
-// every `pollIntervalMs` for up to `waitTimeoutMs`, then gets 409.
+// every `pollIntervalMs` for up to `waitTimeoutMs`, then gets 409. The caps then apply to what
+// each process stored.
 import { createHash } from "node:crypto";
 import { getAuthPrincipal } from "../../shared/principal.js";
 import type { Context } from "../../core/context.js";
 import { ApiError } from "../../core/errors.js";
 import { Reply, type HeaderValue } from "../../core/reply.js";
 import type { Layer, Next } from "../../core/route.js";
-import { clientAddressResolver, type TrustProxyOptions } from "../client-ip/index.js";
+import { isPromise } from "../../util/is-promise.js";
+import { clientAddressResolver, ipv6Network, type TrustProxyOptions } from "../client-ip/index.js";
 import { MemoryStore, type Store } from "../../stores/index.js";
+import { IdempotencyLedger, STUB_BYTES, type Bucket } from "./ledger.js";
 
 export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
 export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed";
@@ -55,13 +71,18 @@ export interface IdempotencyOptions {
   /** For the default caller: read the client address behind trusted proxies. */
   trustProxy?: TrustProxyOptions;
   store?: Store<IdempotencyRecord>;
-  /** Default store: most records (default 10 000) and bytes (default 64 MiB). */
+  /** Most answers kept plus requests in flight, all callers together (default 10 000). */
   maxKeys?: number;
+  /** Most bytes of kept answers, all callers together (default 64 MiB). */
   maxBytes?: number;
   /** Larger answers are not kept for replay (default 1 MiB). */
   maxResponseBytes?: number;
   /** Answers kept per caller; past it the caller's own oldest is dropped (default 100). */
   maxKeysPerCaller?: number;
+  /** Bytes of answers kept per caller; past it the caller's own oldest are dropped (default 4 MiB). */
+  maxBytesPerCaller?: number;
+  /** Also store 5xx answers (default false: a 5xx releases the key so a retry runs). */
+  keepServerErrors?: boolean;
   /** A claim not finished within this time lapses (crashed process), ms (default 60 s). */
   pendingTtlMs?: number;
   /** Shared stores: how long a duplicate waits for an original running elsewhere (default 10 s). */
@@ -94,12 +115,8 @@ function parseKey(raw: string): string | null {
   return k;
 }
 
-/** Only answers of requests that did their work are kept for replay. */
-function storable(status: number): boolean {
-  return status < 400;
-}
-
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const ignore = (): void => {};
 
 export function idempotency(options: IdempotencyOptions = {}): Layer {
   const header = (options.header ?? IDEMPOTENCY_KEY_HEADER).toLowerCase();
@@ -111,28 +128,26 @@ export function idempotency(options: IdempotencyOptions = {}): Layer {
   const methods = new Set((options.methods ?? UNSAFE).map((m) => m.toUpperCase()));
   const required = options.required === true;
   if (!(ttlMs > 0) || !(pendingTtlMs > 0)) throw new TypeError("idempotency: ttlMs and pendingTtlMs must be positive");
+  const maxKeys = options.maxKeys ?? 10_000;
+  const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+  const maxKeysPerCaller = options.maxKeysPerCaller ?? 100;
+  const maxBytesPerCaller = options.maxBytesPerCaller ?? 4 * 1024 * 1024;
+  for (const [name, v] of [["maxKeys", maxKeys], ["maxKeysPerCaller", maxKeysPerCaller], ["maxBytes", maxBytes], ["maxBytesPerCaller", maxBytesPerCaller]] as const) {
+    if (!Number.isSafeInteger(v) || v < 1) throw new TypeError(`idempotency: ${name} must be a positive integer`);
+  }
+  const keepServerErrors = options.keepServerErrors === true;
+  /** Only answers of requests that did their work are kept for replay (see the top of the file). */
+  const storable = (status: number): boolean => status < 400 || (keepServerErrors && status >= 500);
+  const now = options.now ?? Date.now;
+  // The ledger decides what is kept; the default store gets headroom so it never evicts first.
   const store =
     options.store ??
-    new MemoryStore<IdempotencyRecord>({
-      maxEntries: options.maxKeys ?? 10_000,
-      maxBytes: options.maxBytes ?? 64 * 1024 * 1024,
-      ...(options.now === undefined ? {} : { now: options.now }),
-    });
-  const maxKeysPerCaller = options.maxKeysPerCaller ?? 100;
-  if (!Number.isSafeInteger(maxKeysPerCaller) || maxKeysPerCaller < 1) throw new TypeError("idempotency: maxKeysPerCaller must be a positive integer");
-  const maxCallers = options.maxKeys ?? 10_000;
-  /** Each caller's stored keys, oldest first (this process's view; bounded in callers and keys). */
-  const keysByCaller = new Map<string, string[]>();
-  const remember = async (caller: string, key: string): Promise<void> => {
-    let keys = keysByCaller.get(caller);
-    if (keys === undefined) {
-      keys = [];
-      if (keysByCaller.size >= maxCallers) keysByCaller.delete(keysByCaller.keys().next().value as string);
-    } else keysByCaller.delete(caller); // re-inserted below: most recent caller last
-    keysByCaller.set(caller, keys);
-    keys.push(key);
-    while (keys.length > maxKeysPerCaller) await store.delete(keys.shift()!);
+    new MemoryStore<IdempotencyRecord>({ maxEntries: 2 * maxKeys, maxBytes: 2 * maxBytes + maxKeys * STUB_BYTES, now });
+  const dropFromStore = (key: string): void => {
+    const done = store.delete(key);
+    if (isPromise(done)) done.then(undefined, ignore);
   };
+  const ledger = new IdempotencyLedger({ maxKeys, maxKeysPerCaller, maxBytes, maxBytesPerCaller, ttlMs, now }, dropFromStore);
   const address = clientAddressResolver(options.trustProxy);
   const callerOf =
     options.caller ??
@@ -141,6 +156,9 @@ export function idempotency(options: IdempotencyOptions = {}): Layer {
       const sub = p?.claims.sub;
       return p !== undefined && typeof sub === "string" ? p.scheme + ":" + sub : "ip:" + address(ctx);
     });
+  /** Whose budget a request counts against: the caller, but one budget per IPv6 /64 for the default caller. */
+  const budgetOf = (caller: string): string =>
+    options.caller === undefined && caller.startsWith("ip:") && caller.indexOf(":", 3) !== -1 ? "ip:" + ipv6Network(caller.slice(3), 64) : caller;
   /** Originals running in this process, for duplicates to wait on (null: it threw). */
   const inflight = new Map<string, Promise<IdempotencyRecord | null>>();
 
@@ -183,7 +201,29 @@ export function idempotency(options: IdempotencyOptions = {}): Layer {
     throw new ApiError(422, "idempotency_key_reused", "This Idempotency-Key was already used with a different request body; use a new key for a new request");
   };
 
-  const execute = async (ctx: Context, next: Next, key: string, fingerprint: string, caller: string): Promise<Reply> => {
+  const refuse = (why: "busy" | "full"): never => {
+    if (why === "busy") throw ApiError.tooManyRequests("Too many requests with an Idempotency-Key are in flight for this client; retry when they finish");
+    throw ApiError.serviceUnavailable("Too many Idempotency-Key answers are being kept; retry later", {
+      headers: { "retry-after": String(ledger.retryAfterSeconds()) },
+    });
+  };
+
+  /** Claim `key` for this request: its budget's bucket, or null when the key is already taken. */
+  const tryClaim = async (key: string, pending: IdempotencyRecord, budget: string): Promise<Bucket | null> => {
+    const bucket = ledger.reserve(budget);
+    if (typeof bucket === "string") return refuse(bucket);
+    let added = false;
+    try {
+      added = await store.add(key, pending, { ttlMs: pendingTtlMs });
+    } finally {
+      if (!added) ledger.release(bucket);
+    }
+    if (!added) return null;
+    ledger.discard(key); // a record the store lost early is no longer this key's
+    return bucket;
+  };
+
+  const execute = async (ctx: Context, next: Next, key: string, fingerprint: string, bucket: Bucket): Promise<Reply> => {
     let settle!: (r: IdempotencyRecord | null) => void;
     inflight.set(key, new Promise((r) => (settle = r)));
     let result: IdempotencyRecord | null = null;
@@ -191,8 +231,8 @@ export function idempotency(options: IdempotencyOptions = {}): Layer {
       const reply = await next(ctx);
       const { rec, size } = record(reply, fingerprint);
       if (storable(reply.status)) {
-        await store.set(key, rec, { ttlMs, size });
-        await remember(caller, key);
+        if (ledger.keep(bucket, key, size)) await store.set(key, rec, { ttlMs, size });
+        else await store.set(key, { ...rec, headers: [], body: null, replayable: false }, { ttlMs, size: STUB_BYTES });
       } else await store.delete(key);
       result = rec;
       return reply;
@@ -200,18 +240,20 @@ export function idempotency(options: IdempotencyOptions = {}): Layer {
       await store.delete(key);
       throw err;
     } finally {
+      ledger.release(bucket);
       inflight.delete(key);
       settle(result);
     }
   };
 
-  const duplicate = async (ctx: Context, next: Next, key: string, fingerprint: string, pending: IdempotencyRecord, caller: string): Promise<Reply> => {
+  const duplicate = async (ctx: Context, next: Next, key: string, fingerprint: string, pending: IdempotencyRecord, budget: string): Promise<Reply> => {
     const deadline = Date.now() + waitTimeoutMs;
     for (;;) {
       const rec = await store.get(key);
       if (rec === undefined) {
         // Released (the original failed or lapsed): this request may run it now.
-        if (await store.add(key, pending, { ttlMs: pendingTtlMs })) return execute(ctx, next, key, fingerprint, caller);
+        const bucket = await tryClaim(key, pending, budget);
+        if (bucket !== null) return execute(ctx, next, key, fingerprint, bucket);
         continue;
       }
       if (rec.fingerprint !== fingerprint) return mismatch();
@@ -241,9 +283,14 @@ export function idempotency(options: IdempotencyOptions = {}): Layer {
     const body = await ctx.body();
     const fingerprint = sha256(ctx.header("content-type") ?? "", body);
     const caller = callerOf(ctx);
+    const budget = budgetOf(caller);
     const key = sha256(ctx.method, ctx.path, caller, k);
     const pending: IdempotencyRecord = { state: "pending", fingerprint, status: 0, headers: [], body: null, replayable: false };
-    if (await store.add(key, pending, { ttlMs: pendingTtlMs })) return execute(ctx, next, key, fingerprint, caller);
-    return duplicate(ctx, next, key, fingerprint, pending, caller);
+    ledger.sweep();
+    // When full, a duplicate must still be answered from the store, not refused for lack of room.
+    if (ledger.size >= maxKeys && (await store.get(key)) !== undefined) return duplicate(ctx, next, key, fingerprint, pending, budget);
+    const bucket = await tryClaim(key, pending, budget);
+    if (bucket !== null) return execute(ctx, next, key, fingerprint, bucket);
+    return duplicate(ctx, next, key, fingerprint, pending, budget);
   };
 }
