@@ -126,6 +126,9 @@ function numberKeyword(schema: SchemaNode["schema"], key: string): number | unde
 }
 
 export function isMultipleOf(v: number, m: number): boolean {
+  // Integers: the remainder is exact in binary floating point, whatever their size (2^53 / 3
+  // rounds to x.5, which the tolerance below would accept).
+  if (Number.isInteger(v) && Number.isInteger(m)) return v % m === 0;
   const q = v / m;
   // Overflow (1e308 / 0.5): an integer is a multiple of any m whose inverse is an integer.
   if (!Number.isFinite(q)) return Number.isInteger(v) && Number.isInteger(1 / m);
