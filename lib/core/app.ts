@@ -13,7 +13,7 @@ import { listenApp, type ListenOptions, type ListeningServer } from "./listen.js
 import { DEFAULT_JSON_DEPTH, DEFAULT_JSON_ELEMENTS } from "./json-body.js";
 import { createJsonLogger, type Logger } from "../util/logger.js";
 import { Reply } from "./reply.js";
-import { INVALID_TARGET, MISSING_HOST, originForm, UNSUPPORTED_VERSION } from "./request-target.js";
+import { INVALID_HOST, INVALID_TARGET, isValidHost, MISSING_HOST, originForm, UNSUPPORTED_VERSION } from "./request-target.js";
 import type { Layer, RouteDefinition } from "./route.js";
 import type { AppRuntime, AsyncValidationAdapters } from "./runtime.js";
 import { writeReply } from "./write.js";
@@ -229,8 +229,9 @@ export class App {
     const ctx = this.createContext(req, res);
     // HTTP/1.1 requires Host (RFC 9112 §3.2; Node's own check would answer a bare 400), and only
     // HTTP/1.x is spoken here (llhttp also parses "HTTP/0.9" and "HTTP/2.0" request lines).
-    if (ctx.routingError === undefined && (req.httpVersionMajor !== 1 || (req.httpVersionMinor === 1 && req.headers.host === undefined))) {
-      ctx.routingError = req.httpVersionMajor !== 1 ? UNSUPPORTED_VERSION : MISSING_HOST;
+    const host = req.headers.host;
+    if (ctx.routingError === undefined && (req.httpVersionMajor !== 1 || (host === undefined ? req.httpVersionMinor === 1 : !isValidHost(host)))) {
+      ctx.routingError = req.httpVersionMajor !== 1 ? UNSUPPORTED_VERSION : host === undefined ? MISSING_HOST : INVALID_HOST;
     }
     const r = this.select(ctx)(ctx);
     if (isPromise(r)) r.then((reply) => writeReply(ctx, reply));

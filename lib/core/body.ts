@@ -28,6 +28,12 @@ function declaredLength(req: IncomingMessage): number {
  * refused before reading anything; a stream that grows past it is abandoned at that byte.
  */
 export function readRequestBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  // Request bodies are not decompressed: a gzip body read as JSON would be a different body
+  // than its sender meant (and a decompression bomb if we did inflate it unbounded).
+  const encoding = req.headers["content-encoding"];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== "identity") {
+    return Promise.reject(ApiError.unsupportedMediaType(`Content-Encoding ${JSON.stringify(encoding)} is not supported for request bodies; send them uncompressed`));
+  }
   const declared = declaredLength(req);
   if (declared === 0) return Promise.resolve(EMPTY);
   if (declared > limit) return Promise.reject(new BodyLimitError(limit));

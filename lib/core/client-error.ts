@@ -75,9 +75,17 @@ function answerClientError(runtime: AppRuntime, err: NodeJS.ErrnoException, sock
     return;
   }
   // A response of ours already started on this socket: raw bytes would corrupt it.
-  const current = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
-  if (current !== null && current !== undefined && current.headersSent === true) {
+  const current = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (current !== null && current !== undefined && current.headersSent) {
     socket.destroy();
+    return;
+  }
+  // The bad bytes came after a complete request still being answered (pipelined garbage, or
+  // whatever follows a `Connection: close` request): that request's answer goes out first, and
+  // the connection closes after it. Timeouts are the exception: they cut the request itself.
+  if (current !== null && current !== undefined && current.req?.complete === true && code !== "ERR_HTTP_REQUEST_TIMEOUT") {
+    current.shouldKeepAlive = false;
+    socket.pause();
     return;
   }
   const error = clientErrorFor(code);

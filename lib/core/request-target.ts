@@ -11,6 +11,43 @@ export const INVALID_TARGET = ApiError.badRequest("Invalid request target");
 /** A request line of another HTTP version than 1.x (a 400: the corpus never answers a client's mistake with a 5xx). */
 export const UNSUPPORTED_VERSION = ApiError.badRequest("Unsupported HTTP version; use HTTP/1.1");
 
+/** A Host that is not `host[:port]` (RFC 9112 §3.2: 400 for an invalid or repeated Host). */
+export const INVALID_HOST = ApiError.badRequest("Invalid Host header");
+
+/**
+ * `reg-name / IPv4 [ ":" port ]` or `"[" IPv6 "]" [ ":" port ]`, checked with one scan: letters,
+ * digits, `.`, `-`, `_`, `~` in the name (no userinfo, path, space, comma: a repeated Host
+ * arrives joined with ", "), 1-5 digits of port.
+ */
+export function isValidHost(host: string): boolean {
+  const n = host.length;
+  if (n === 0 || n > 255) return false;
+  let i = 0;
+  if (host.charCodeAt(0) === 91 /* [ */) {
+    const close = host.indexOf("]");
+    if (close < 3) return false;
+    for (i = 1; i < close; i++) {
+      const c = host.charCodeAt(i);
+      if (!((c >= 48 && c <= 58) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102) || c === 46)) return false;
+    }
+    i = close + 1;
+  } else {
+    for (; i < n; i++) {
+      const c = host.charCodeAt(i);
+      if (c === 58 /* : */) break;
+      if (!((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 46 || c === 45 || c === 95 || c === 126)) return false;
+    }
+    if (i === 0) return false;
+  }
+  if (i === n) return true;
+  if (host.charCodeAt(i) !== 58 || n - i - 1 < 1 || n - i - 1 > 5) return false;
+  for (i++; i < n; i++) {
+    const c = host.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
 /** HTTP/1.1 without a Host header. */
 export const MISSING_HOST = ApiError.badRequest("Missing Host header");
 

@@ -76,6 +76,7 @@ export function serverConstructionOptions(limits: ResolvedServerLimits): {
   maxHeaderSize: number;
   connectionsCheckingInterval: number;
   requireHostHeader: boolean;
+  joinDuplicateHeaders: boolean;
 } {
   return {
     headersTimeout: limits.headersTimeout,
@@ -85,6 +86,10 @@ export function serverConstructionOptions(limits: ResolvedServerLimits): {
     connectionsCheckingInterval: limits.timeoutCheckInterval,
     // The app checks Host itself so the refusal is the uniform 400 (App.handle).
     requireHostHeader: false,
+    // A repeated header reaches the app as one joined value ("a, b") instead of Node keeping the
+    // first: two Hosts or two Content-Types then fail their checks, rather than this server
+    // reading the first while a proxy in front read the last.
+    joinDuplicateHeaders: true,
   };
 }
 

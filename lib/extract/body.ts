@@ -74,6 +74,11 @@ export function text(): Extractor<string, true> {
     (ctx) => {
       const m = ctx.contentType.essence;
       requireMedia(ctx, m === "" || m.startsWith("text/"), "text/plain");
+      // Text is read as UTF-8 (US-ASCII is a subset); a body declared in another charset is refused.
+      const charset = ctx.contentType.charset;
+      if (charset !== undefined && charset !== "utf-8" && charset !== "utf8" && charset !== "us-ascii") {
+        throw ApiError.unsupportedMediaType(`Unsupported charset ${JSON.stringify(charset)}; send UTF-8 text`);
+      }
       return ctx.body().then(decodeUtf8);
     },
     true,
@@ -91,7 +96,11 @@ export function bytes(): Extractor<Buffer, true> {
 
 function readForm(ctx: Context): Promise<ParamMap> {
   requireMedia(ctx, ctx.contentType.essence === "application/x-www-form-urlencoded", "application/x-www-form-urlencoded");
-  return ctx.body().then((buf) => parseQueryString(decodeUtf8(buf)));
+  return ctx.body().then((buf) => {
+    const fields = parseQueryString(decodeUtf8(buf), true);
+    if (fields === null) throw ApiError.badRequest("Invalid percent-encoding in the form body");
+    return fields;
+  });
 }
 
 /** An urlencoded form body (else 415), coerced and validated by `schema` (failure: 422). */

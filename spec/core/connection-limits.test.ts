@@ -106,6 +106,10 @@ describe("parser errors get the uniform body", () => {
     ["CONNECT (a proxy's method)", "CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n", 405, "method_not_allowed"],
     ["an HTTP/2.0 request line", "GET /s HTTP/2.0\r\nHost: x\r\n\r\n", 400, "bad_request"],
     ["an HTTP/0.9 request line", "GET /s\r\n\r\n", 400, "bad_request"],
+    ["two Host headers", "GET /s HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n\r\n", 400, "bad_request"],
+    ["a Host with userinfo", "GET /s HTTP/1.1\r\nHost: user@a.example\r\n\r\n", 400, "bad_request"],
+    ["a Host with a path", "GET /s HTTP/1.1\r\nHost: a.example/admin\r\n\r\n", 400, "bad_request"],
+    ["a Host with a bad port", "GET /s HTTP/1.1\r\nHost: a.example:abc\r\n\r\n", 400, "bad_request"],
     ["an Expect other than 100-continue", "POST /s HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nContent-Length: 0\r\n\r\n", 417, "expectation_failed"],
   ];
   for (const [name, raw, status, type] of cases) {
@@ -121,6 +125,22 @@ describe("parser errors get the uniform body", () => {
     assert.ok(record, "no log record with the error_id");
     assert.equal(record.msg, "client error");
     assert.equal(record.fields["status"], 400);
+  });
+
+  it("accepts every valid Host form", async () => {
+    for (const host of ["a.example", "a.example:8080", "127.0.0.1:1", "[::1]", "[::1]:443", "xn--bcher-kva.example", "localhost"]) {
+      const raw = await rawExchange(server.port, `GET /s HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      assert.match(raw, /^HTTP\/1\.1 200 /, host);
+    }
+  });
+
+  it("garbage after a complete request: that request is answered first, then the connection closes", async () => {
+    const raw = await rawExchange(server.port, "GET /s HTTP/1.1\r\nHost: x\r\n\r\nNOT HTTP AT ALL\r\n\r\n");
+    // The valid request's answer always comes first; the garbage then gets the uniform 400
+    // (when the answer was already out) or nothing (when it was still pending: it closes instead).
+    assert.match(raw, /^HTTP\/1\.1 200 /);
+    const statuses = [...raw.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => m[1]);
+    assert.ok(statuses.length <= 2 && (statuses[1] === undefined || statuses[1] === "400"), raw);
   });
 
   it("the server keeps serving", async () => {

@@ -2,7 +2,7 @@
 // otherwise block the event loop for ~100 ms. The app sets the default, a route can raise it.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { App, json, route, silentLogger, t } from "../../lib/index.js";
+import { App, form, json, route, silentLogger, t, text } from "../../lib/index.js";
 
 const MiB = 1024 * 1024;
 const post = (app: App, url: string, body: string) => app.inject({ method: "POST", url, body, headers: { "content-type": "application/json" } });
@@ -63,4 +63,35 @@ describe("JSON charset", () => {
       assert.equal((await app.inject({ method: "POST", url: "/any", body: "{}", headers: { "content-type": type } })).status, 200);
     });
   }
+});
+
+describe("bodies are read as sent: no content-coding, declared charsets, strict forms", () => {
+  const app = new App({ logger: silentLogger }).routes(
+    route.post("/json", [json()], () => ({ ok: true })),
+    route.post("/text", [text()], (s) => ({ s })),
+    route.post("/form", [form()], (f) => ({ ...f })),
+  );
+  const post = (url: string, body: string, headers: Record<string, string>) => app.inject({ method: "POST", url, body, headers });
+
+  it("refuses a Content-Encoding other than identity with 415", async () => {
+    for (const enc of ["gzip", "br", "rot13", "identity, gzip"]) {
+      const r = await post("/json", "{}", { "content-type": "application/json", "content-encoding": enc });
+      assert.equal(r.status, 415, enc);
+    }
+    assert.equal((await post("/json", "{}", { "content-type": "application/json", "content-encoding": "identity" })).status, 200);
+  });
+
+  it("refuses a text body declared in another charset than UTF-8", async () => {
+    assert.equal((await post("/text", "hi", { "content-type": "text/plain; charset=utf-16" })).status, 415);
+    assert.equal((await post("/text", "hi", { "content-type": "text/plain; charset=us-ascii" })).status, 200);
+    assert.equal((await post("/text", "hé", { "content-type": "text/plain; charset=UTF-8" })).status, 200);
+  });
+
+  it("refuses malformed percent-encoding in a form body (queries stay lenient)", async () => {
+    for (const body of ["name=a%ff", "name=%zz", "na%c0%80me=1", "name=%e0%80%af"]) {
+      assert.equal((await post("/form", body, { "content-type": "application/x-www-form-urlencoded" })).status, 400, body);
+    }
+    const ok = await post("/form", "name=%C3%A9+x", { "content-type": "application/x-www-form-urlencoded" });
+    assert.deepEqual(ok.json(), { name: "é x" });
+  });
 });

@@ -32,10 +32,19 @@ export interface HostileCase {
    * prototype key, a CORS request that simply gets no allow headers).
    */
   expect?: number | readonly number[] | ((a: Answer) => void);
+  /** Which server answers it (default the sample; "kitchen" for parsers the sample does not expose). */
+  app?: "sample" | "kitchen";
+  /** Run in one environment only (default both). */
+  only?: "development" | "production";
+  /**
+   * A second request on a new connection after the first answer, judged by `check` (for cache
+   * poisoning: what the first request may have stored must not reach the second one).
+   */
+  followUp?: { raw: string | Buffer; check: (second: Answer, first: Answer) => void };
 }
 
 export interface HostileClass {
-  /** Folder-like name: "smuggling", "paths", ... */
+  /** The folder's name: "smuggling", "paths", ... */
   name: string;
   cases: HostileCase[];
 }
@@ -154,26 +163,38 @@ export function assertUniformError(a: Answer, label: string): void {
   } catch {
     assert.fail(`${label}: body is not JSON: ${a.body.slice(0, 120)}`);
   }
+  assert.deepEqual(Object.keys(body).sort(), ["error", "error_id"], `${label}: top-level keys of ${a.body.slice(0, 120)}`);
+  assert.ok(Object.keys(body.error ?? {}).every((k) => k === "type" || k === "message" || k === "fields"), `${label}: error keys of ${a.body.slice(0, 120)}`);
   assert.equal(typeof body.error?.type, "string", `${label}: error.type`);
   assert.equal(typeof body.error?.message, "string", `${label}: error.message`);
   assert.match(String(body.error_id), /^err_[0-9a-f]{32}$/, `${label}: error_id`);
 }
 
+/** How an answer looks in a failure message: status, then the head of the body. */
+export function showAnswer(a: Answer): string {
+  return `${a.status} ${JSON.stringify(a.body.slice(0, 120))}`;
+}
+
 /** Judge one exchange: the corpus rules plus the case's own expectation. */
 export function judge(c: HostileCase, ex: Exchange, label: string): void {
   assert.ok(!ex.hung, `${label}: no answer within the deadline (raw: ${JSON.stringify(ex.raw.slice(0, 120))})`);
-  assert.equal(ex.answers.length, 1, `${label}: ${ex.answers.length} answers (a smuggled request was answered?): ${ex.answers.map((a) => a.status).join(",")}`);
+  assert.equal(ex.answers.length, 1, `${label}: ${ex.answers.length} answers (a smuggled request was answered?): ${ex.answers.map(showAnswer).join(" | ")}`);
   const a = ex.answers[0]!;
-  assert.ok(a.status < 500, `${label}: ${a.status} ${a.body.slice(0, 200)}`);
-  assert.doesNotMatch(a.body, STACK_OR_PATH, `${label}: the body shows a stack or a path`);
-  assert.equal(({} as Record<string, unknown>)["polluted"], undefined, `${label}: Object.prototype was polluted`);
+  const seen = `${label} [got ${showAnswer(a)}]`;
+  assert.ok(a.status < 500, `${seen}: a 5xx`);
+  assert.doesNotMatch(a.body, STACK_OR_PATH, `${seen}: the body shows a stack or a path`);
+  assert.equal(({} as Record<string, unknown>)["polluted"], undefined, `${seen}: Object.prototype was polluted`);
   const expect = c.expect;
   if (typeof expect === "function") {
-    expect(a);
+    try {
+      expect(a);
+    } catch (err) {
+      assert.fail(`${seen}: ${(err as Error).message.split("\n")[0]}`);
+    }
     return;
   }
-  if (typeof expect === "number") assert.equal(a.status, expect, `${label}: ${a.body.slice(0, 160)}`);
-  else if (Array.isArray(expect)) assert.ok(expect.includes(a.status), `${label}: ${a.status} not in ${expect.join(",")}: ${a.body.slice(0, 160)}`);
-  else assert.ok(a.status >= 400 && a.status < 500, `${label}: expected a 4xx, got ${a.status}: ${a.body.slice(0, 160)}`);
-  if (a.status >= 400) assertUniformError(a, label);
+  if (typeof expect === "number") assert.equal(a.status, expect, `${seen}: expected ${expect}`);
+  else if (Array.isArray(expect)) assert.ok(expect.includes(a.status), `${seen}: expected one of ${expect.join(",")}`);
+  else assert.ok(a.status >= 400 && a.status < 500, `${seen}: expected a 4xx`);
+  if (a.status >= 400) assertUniformError(a, seen);
 }
