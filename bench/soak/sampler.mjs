@@ -1,0 +1,28 @@
+// Preloaded into the service under soak (`node --import ./bench/soak/sampler.mjs dist/server.js`):
+// once a second, append one JSON line with the process's memory and event-loop delay to the file
+// named by SOAK_SAMPLES. It measures the real artefact without changing it.
+import { appendFileSync } from "node:fs";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+
+const file = process.env.SOAK_SAMPLES;
+if (file) {
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  const started = Date.now();
+  const timer = setInterval(() => {
+    const m = process.memoryUsage();
+    const line = {
+      t: (Date.now() - started) / 1000,
+      rss: m.rss,
+      heapUsed: m.heapUsed,
+      heapTotal: m.heapTotal,
+      external: m.external,
+      arrayBuffers: m.arrayBuffers,
+      eldP99Ms: delay.percentile(99) / 1e6,
+      eldMaxMs: delay.max / 1e6,
+    };
+    delay.reset();
+    appendFileSync(file, JSON.stringify(line) + "\n");
+  }, 1000);
+  timer.unref();
+}
