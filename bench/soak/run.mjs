@@ -1,7 +1,8 @@
 // Soak: the built sample service (dist/server.js) under a fixed request rate over a mix of routes
 // for --duration seconds (default 600), sampled each second (RSS, heap, event-loop delay) by a
-// preloaded sampler. Reports memory growth after --warmup seconds (default 60) as a total and as
-// a least-squares slope, event-loop delay p99, latency p99 and every status by route. Exits 1
+// preloaded sampler. Reports memory growth after --warmup seconds (default 120) as a total and as
+// a least-squares slope, event-loop delay p99, latency p99 and every status by route (V8 settles
+// its heap reservation in about two minutes under this load, hence the default warm-up). Exits 1
 // when RSS grows more than --max-growth MiB after warm-up (default 20) or when any request gets
 // a 5xx or a socket error.
 //
@@ -16,10 +17,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const opts = { duration: 600, warmup: 60, rate: 500, "max-growth": 20, "no-build": false };
+const opts = { duration: 600, warmup: 120, rate: 500, "max-growth": 20, "no-build": false, gc: false };
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i].replace(/^--/, "");
   if (a === "no-build") opts["no-build"] = true;
+  else if (a === "gc") opts.gc = true;
   else if (a in opts) opts[a] = Number(process.argv[++i]);
   else {
     console.error(`unknown option --${a}`);
@@ -39,9 +41,10 @@ if (!opts["no-build"] || !existsSync(join(root, "dist/server.js"))) {
 const work = mkdtempSync(join(tmpdir(), "keel-soak-"));
 const samplesFile = join(work, "samples.jsonl");
 const secret = "soak-secret-".padEnd(40, "x");
-const server = spawn(process.execPath, ["--import", join(root, "bench/soak/sampler.mjs"), join(root, "dist/server.js")], {
+// --gc: a full collection before each sample (diagnosis: is a slope live memory or garbage?).
+const server = spawn(process.execPath, [...(opts.gc ? ["--expose-gc"] : []), "--import", join(root, "bench/soak/sampler.mjs"), join(root, "dist/server.js")], {
   cwd: root,
-  env: { ...process.env, PORT: "0", LOG_LEVEL: "info", KEEL_ENV: "production", KEEL_JWT_SECRET: secret, SOAK_SAMPLES: samplesFile },
+  env: { ...process.env, PORT: "0", LOG_LEVEL: "info", KEEL_ENV: "production", KEEL_JWT_SECRET: secret, SOAK_SAMPLES: samplesFile, SOAK_GC: opts.gc ? "1" : "0" },
   stdio: ["ignore", "pipe", "inherit"],
 });
 const port = await new Promise((resolve, reject) => {
@@ -183,6 +186,14 @@ const summary = {
   achieved_rate: Math.round(sent / opts.duration),
   rss_mib: { start: +MiB(first.rss).toFixed(1), after_warmup: +MiB(atWarmup.rss).toFixed(1), end: +MiB(last.rss).toFixed(1), max: +MiB(Math.max(...samples.map((s) => s.rss))).toFixed(1) },
   heap_used_mib: { after_warmup: +MiB(atWarmup.heapUsed).toFixed(1), end: +MiB(last.heapUsed).toFixed(1) },
+  // One sample a minute: where the memory is (rss, V8 heap reserved/used, external).
+  by_minute: samples.filter((s, i) => i === 0 || Math.floor(s.t / 60) !== Math.floor(samples[i - 1].t / 60)).map((s) => ({
+    t: Math.round(s.t),
+    rss: +MiB(s.rss).toFixed(1),
+    heapTotal: +MiB(s.heapTotal).toFixed(1),
+    heapUsed: +MiB(s.heapUsed).toFixed(1),
+    external: +MiB(s.external).toFixed(1),
+  })),
   rss_growth_after_warmup_mib: +growth.toFixed(1),
   rss_slope_mib_per_min: +slopePerMinute(after, "rss").toFixed(2),
   heap_used_slope_mib_per_min: +slopePerMinute(after, "heapUsed").toFixed(2),

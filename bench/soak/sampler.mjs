@@ -9,7 +9,11 @@ if (file) {
   const delay = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
   const started = Date.now();
+  // SOAK_GC=1 (with node --expose-gc): a full collection before each sample, so heapUsed is the
+  // live heap and a slope in it is retained memory, not garbage waiting for the next GC.
+  const gc = process.env.SOAK_GC === "1" ? globalThis.gc : undefined;
   const timer = setInterval(() => {
+    gc?.();
     const m = process.memoryUsage();
     const line = {
       t: (Date.now() - started) / 1000,
