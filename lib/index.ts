@@ -28,7 +28,8 @@ export type { ListenOptions, ListeningServer } from "./core/listen.js";
 export { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./core/server-limits.js";
 export type { AsyncValidationAdapters } from "./core/runtime.js";
 
-export { Extractor, extractor, bodyExtractor, optional, type AnyExtractor, type ExtractedType } from "./core/extractor.js";
+export { Extractor, extractor, bodyExtractor, optional, type AnyExtractor, type ExtractedType, type ExtractorDoc, type OpenApiParameterDoc, type OpenApiBodyDoc } from "./core/extractor.js";
+export { describeLayer, layerDoc, type LayerDoc, type LayerResponseDoc, type LayerHeaderDoc } from "./core/layer-doc.js";
 export { path, query, header, cookie } from "./extract/params.js";
 export { json, text, bytes, form, type BodyOptions, type JsonBodyOptions } from "./extract/body.js";
 export { state, requestContext, context, type RequestInfo } from "./extract/request.js";

@@ -142,6 +142,11 @@ export class App {
     return this;
   }
 
+  /** The global layers, outermost first (the OpenAPI document reads what each one declares). */
+  layerTable(): readonly Layer[] {
+    return this.globalLayers.slice();
+  }
+
   /** Every registered route, in registration order. */
   routeTable(): readonly RouteDefinition[] {
     return this.entries.map((e) => e.def);
