@@ -83,7 +83,7 @@ function sharedValidate(state: ValidationState, dynamic: boolean, base: string, 
  * `t.ref("Name")` inside it refers to, so recursive named schemas compile without a
  * `components` option. Cycle-safe and bounded.
  */
-function namedSchemasWithin(schema: JsonSchema): Record<string, JsonSchema> | undefined {
+export function namedSchemasWithin(schema: JsonSchema): Record<string, JsonSchema> | undefined {
   let found: Record<string, JsonSchema> | undefined;
   const seen = new Set<object>();
   const stack: unknown[] = [schema];

@@ -11,3 +11,5 @@ export { asyncUnique, customAsync, SchemaAsyncRuleError, ASYNC_KEYWORD } from ".
 export type { AsyncRule } from "./async-rules.js";
 export { formatFieldPath } from "./state.js";
 export { publicSchema } from "./public-schema.js";
+export { compileSerializer, SerializationMismatch } from "./serializer.js";
+export type { Serializer, SerializerOptions } from "./serializer.js";
