@@ -5,7 +5,25 @@
 
 export { App, type AppOptions } from "./core/app.js";
 export { Context, type MatchedRoute } from "./core/context.js";
-export { route, group, RouteDefinition, type Layer, type Next, type RouteMeta, type ResponseDoc, type ParamOverride, type Handler, type GroupOptions } from "./core/route.js";
+export {
+  route,
+  group,
+  RouteDefinition,
+  type Layer,
+  type Next,
+  type RouteMeta,
+  type ResponseDoc,
+  type ResponseValue,
+  type Responses,
+  type ResponseBody,
+  type ErrorBodyShape,
+  type HandlerResult,
+  type Prefixed,
+  type ParamOverride,
+  type Handler,
+  type GroupOptions,
+} from "./core/route.js";
+export type { ResponseValidation } from "./core/runtime.js";
 export {
   Reply,
   reply,

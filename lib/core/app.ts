@@ -1,6 +1,6 @@
 // The App: route table, global layers, shared state, and the node:http entry point.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { BadPathError, normalizePattern, Router } from "../router/index.js";
+import { BadPathError, DEFAULT_MAX_PARAM_LENGTH, normalizePattern, Router } from "../router/index.js";
 import { isProductionEnv } from "../util/env.js";
 import { isPromise } from "../util/is-promise.js";
 import { DEFAULT_BODY_LIMIT } from "./body.js";
@@ -13,9 +13,10 @@ import { listenApp, type ListenOptions, type ListeningServer } from "./listen.js
 import { DEFAULT_JSON_DEPTH, DEFAULT_JSON_ELEMENTS } from "./json-body.js";
 import { createJsonLogger, type Logger } from "../util/logger.js";
 import { Reply } from "./reply.js";
+import { ResponseContract } from "./response-contract.js";
 import { INVALID_HOST, INVALID_TARGET, isValidHost, MISSING_HOST, originForm, UNSUPPORTED_VERSION } from "./request-target.js";
 import type { Layer, RouteDefinition } from "./route.js";
-import type { AppRuntime, AsyncValidationAdapters } from "./runtime.js";
+import type { AppRuntime, AsyncValidationAdapters, ResponseValidation } from "./runtime.js";
 import { writeReply } from "./write.js";
 import { admitPipelined } from "./pipeline-guard.js";
 import { DEFAULT_SERVER_LIMITS } from "./server-limits.js";
@@ -38,6 +39,13 @@ export interface AppOptions {
   validation?: AsyncValidationAdapters;
   /** Timeout of each async validation rule, ms (default 2000). */
   asyncRuleTimeout?: number;
+  /**
+   * How declared response schemas check what a handler returns (its JSON is always written by
+   * the schema's compiled serializer, so unlisted properties are never sent). "shape" (default):
+   * types, required properties, enum and const. "full": the validator runs too (formats,
+   * lengths, patterns, ranges), which costs about as much as validating a request body.
+   */
+  responseValidation?: ResponseValidation;
 }
 
 /** What the router stores per route; the chain is filled in when the app compiles. */
@@ -45,11 +53,27 @@ interface RouteEntry {
   readonly def: RouteDefinition;
   chain: Chain;
   bodyLimit: number;
+  /** The declared response schemas, compiled at registration (null: none declared). */
+  readonly contract: ResponseContract | null;
 }
 
 const UNCOMPILED: Chain = () => {
   throw new Error("keel: route chain used before the app compiled");
 };
+
+/**
+ * A path extractor must name a parameter of its route's path: `path("id")` on `/users/{userId}`
+ * would otherwise answer every request with a 400, a server bug that looks like a client error.
+ */
+function checkPathExtractors(def: RouteDefinition, paramNames: readonly string[]): void {
+  for (const e of def.extractors) {
+    for (const p of e.doc.parameters ?? []) {
+      if (p.in !== "path" || paramNames.includes(p.name)) continue;
+      const has = paramNames.length === 0 ? "no parameters" : `only ${paramNames.map((n) => `{${n}}`).join(", ")}`;
+      throw new TypeError(`${def.method} ${def.path}: extractor path(${JSON.stringify(p.name)}) names a parameter the path does not have (it has ${has})`);
+    }
+  }
+}
 
 /** Marks `OPTIONS *` (RFC 9110 §9.3.7), the one valid target that is not a path. */
 const ASTERISK_OPTIONS = Symbol("OPTIONS *");
@@ -80,6 +104,8 @@ export class App {
       state: options.state ?? Object.create(null),
       validation: options.validation ?? {},
       asyncRuleTimeout: options.asyncRuleTimeout ?? 2000,
+      responseValidation: options.responseValidation ?? "shape",
+      maxParamLength: options.maxParamLength ?? DEFAULT_MAX_PARAM_LENGTH,
       draining: false,
       limits: DEFAULT_SERVER_LIMITS,
     };
@@ -88,9 +114,13 @@ export class App {
 
   /** Register one route. Conflicts and malformed paths throw here, at startup. */
   route(def: RouteDefinition): this {
-    const entry: RouteEntry = { def, chain: UNCOMPILED, bodyLimit: def.meta.bodyLimit ?? this.runtime.bodyLimit };
+    const normalized = normalizePattern(def.path);
+    checkPathExtractors(def, normalized.paramNames);
+    const where = `${def.method} ${normalized.pattern}`;
+    const contract = ResponseContract.for(where, def.meta.responses, this.runtime.responseValidation);
+    const entry: RouteEntry = { def, chain: UNCOMPILED, bodyLimit: def.meta.bodyLimit ?? this.runtime.bodyLimit, contract };
     this.router.add(def.method, def.path, entry);
-    def.pattern = normalizePattern(def.path).pattern;
+    def.pattern = normalized.pattern;
     this.entries.push(entry);
     this.compiled = false;
     return this;
@@ -157,7 +187,7 @@ export class App {
     if (this.compiled) return this;
     for (const entry of this.entries) {
       const def = entry.def;
-      const inner = composeLayers(def.meta.layers ?? [], handlerStep(def.extractors, def.handler));
+      const inner = composeLayers(def.meta.layers ?? [], handlerStep(def.extractors, def.handler, entry.contract));
       entry.chain = composeLayers(this.globalLayers, inner);
     }
     this.fallback = composeLayers(this.globalLayers, (ctx) => this.answerUnrouted(ctx));

@@ -6,6 +6,7 @@ import { isPromise } from "../util/is-promise.js";
 import type { Context } from "./context.js";
 import { errorReply } from "./error-reply.js";
 import { Reply, toReply } from "./reply.js";
+import type { ResponseContract } from "./response-contract.js";
 import type { Layer, Next } from "./route.js";
 
 /** Internal chain step: may answer synchronously to skip a promise on the fast path. */
@@ -48,12 +49,30 @@ export function composeLayers(layers: readonly Layer[], inner: Chain): Chain {
 
 type AnyHandler = (...args: any[]) => unknown;
 
-function finish(out: unknown): Reply | Promise<Reply> {
+type Finish = (out: unknown) => Reply | Promise<Reply>;
+
+function finishPlain(out: unknown): Reply | Promise<Reply> {
   return isPromise(out) ? out.then(toReply) : toReply(out);
 }
 
-/** Run the extractors in order (awaiting only those that are async), then the handler. */
-export function handlerStep(extractors: readonly AnyExtractor[], handler: AnyHandler): Chain {
+/** The handler's result as a Reply whose JSON body its declared response schema wrote. */
+function contractFinish(contract: ResponseContract): Finish {
+  const settle = (out: unknown): Reply => {
+    if (out instanceof Reply) {
+      if (out.pendingJson) contract.writeReply(out);
+      return out;
+    }
+    return out === undefined ? new Reply(204, null) : contract.valueReply(out);
+  };
+  return (out) => (isPromise(out) ? out.then(settle) : settle(out));
+}
+
+/**
+ * Run the extractors in order (awaiting only those that are async), then the handler; with a
+ * response contract, its serializers write the handler's JSON replies.
+ */
+export function handlerStep(extractors: readonly AnyExtractor[], handler: AnyHandler, contract: ResponseContract | null = null): Chain {
+  const finish: Finish = contract === null ? finishPlain : contractFinish(contract);
   const n = extractors.length;
   if (n === 0) return () => finish(handler());
   if (n === 1) {

@@ -30,6 +30,8 @@ export interface ExtractorDoc {
   body?: OpenApiBodyDoc;
   /** Security requirement names (filled by auth extractors). */
   security?: readonly string[];
+  /** The security schemes those names refer to (registered in components.securitySchemes). */
+  securitySchemes?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** Statuses this extractor can answer with (400, 401, 415, 422...). */
   errorStatuses?: readonly number[];
 }
@@ -43,10 +45,26 @@ export class MissingValueError extends ApiError {
 
 type Extract<T> = (ctx: Context) => T | Promise<T>;
 
+/**
+ * What part of the request an extractor reads, as a type only (for typed clients: `keel/client`).
+ * `params`/`headers`: the names it reads and their types; `query`: the query object; `body`: the
+ * body's encoding and type. Custom extractors read nothing a client must send (`{}`).
+ */
+export interface RequestInput {
+  params?: Record<string, unknown>;
+  query?: unknown;
+  headers?: Record<string, unknown>;
+  body?: { readonly type: "json" | "form" | "text" | "bytes"; readonly value: unknown };
+  /** Set by optional(): everything above may be left out. */
+  optional?: true;
+}
 
-export class Extractor<T, B extends boolean = false> {
+
+export class Extractor<T, B extends boolean = false, I extends RequestInput = {}> {
   /** Phantom: the type the handler receives. */
   declare readonly __type: T;
+  /** Phantom: what a client must send for this extractor (see RequestInput). */
+  declare readonly __in?: I;
   readonly extract: Extract<T>;
   readonly consumesBody: B;
   readonly doc: ExtractorDoc;
@@ -61,9 +79,9 @@ export class Extractor<T, B extends boolean = false> {
   }
 
   /** A new extractor whose value is `fn(value)`; a thrown ApiError rejects the request. */
-  map<U>(fn: (value: T, ctx: Context) => U | Promise<U>): Extractor<Awaited<U>, B> {
+  map<U>(fn: (value: T, ctx: Context) => U | Promise<U>): Extractor<Awaited<U>, B, I> {
     const inner = this.extract;
-    return new Extractor<Awaited<U>, B>(
+    return new Extractor<Awaited<U>, B, I>(
       this.label,
       (ctx) => {
         const v = inner(ctx);
@@ -75,7 +93,7 @@ export class Extractor<T, B extends boolean = false> {
   }
 
   /** Reject the request (400 by default, or 422 with a field item) when `pred` is false. */
-  refine(pred: (value: T) => boolean, message: string, options: { status?: 400 | 422; field?: string; code?: string } = {}): Extractor<T, B> {
+  refine(pred: (value: T) => boolean, message: string, options: { status?: 400 | 422; field?: string; code?: string } = {}): Extractor<T, B, I> {
     const inner = this.extract;
     const fail = (): never => {
       if (options.status === 422) {
@@ -84,7 +102,7 @@ export class Extractor<T, B extends boolean = false> {
       throw ApiError.badRequest(message);
     };
     const check = (v: T): T => (pred(v) ? v : fail());
-    return new Extractor<T, B>(
+    return new Extractor<T, B, I>(
       this.label,
       (ctx) => {
         const v = inner(ctx);
@@ -96,8 +114,8 @@ export class Extractor<T, B extends boolean = false> {
   }
 }
 
-export type AnyExtractor = Extractor<any, boolean>;
-export type ExtractedType<E> = E extends Extractor<infer T, boolean> ? T : never;
+export type AnyExtractor = Extractor<any, boolean, any>;
+export type ExtractedType<E> = E extends Extractor<infer T, boolean, any> ? T : never;
 
 /** Build a custom extractor: `extractor("tenant", (ctx) => ctx.header("x-tenant") ?? raise(...))`. */
 export function extractor<T>(label: string, extract: Extract<T>, doc?: ExtractorDoc): Extractor<T, false> {
@@ -110,7 +128,7 @@ export function bodyExtractor<T>(label: string, extract: Extract<T>, doc?: Extra
 }
 
 /** `undefined` instead of a 400 when the value is absent; present-but-invalid still fails. */
-export function optional<T, B extends boolean>(e: Extractor<T, B>): Extractor<T | undefined, B> {
+export function optional<T, B extends boolean, I extends RequestInput>(e: Extractor<T, B, I>): Extractor<T | undefined, B, I & { optional: true }> {
   const inner = e.extract;
   const onError = (err: unknown): undefined => {
     if (err instanceof MissingValueError) return undefined;
@@ -121,7 +139,7 @@ export function optional<T, B extends boolean>(e: Extractor<T, B>): Extractor<T 
     ...(e.doc.parameters ? { parameters: e.doc.parameters.map((p) => ({ ...p, required: p.in === "path" })) } : {}),
     ...(e.doc.body ? { body: { ...e.doc.body, required: false } } : {}),
   };
-  return new Extractor<T | undefined, B>(
+  return new Extractor<T | undefined, B, I & { optional: true }>(
     e.label,
     (ctx) => {
       try {

@@ -18,6 +18,8 @@ export interface LayerResponseDoc {
 }
 
 export interface LayerDoc {
+  /** Methods the description applies to (default all): CSRF checks only unsafe methods. */
+  methods?: readonly string[];
   /** Statuses the layer answers with itself; their body is the uniform error body. */
   responses?: Readonly<Record<number, LayerResponseDoc>>;
   /** Headers the layer adds to every answer of the route (RateLimit-Limit...). */

@@ -13,20 +13,35 @@ export const TEXT_TYPE = "text/plain; charset=utf-8";
 export const HTML_TYPE = "text/html; charset=utf-8";
 export const OCTET_TYPE = "application/octet-stream";
 
-export class Reply {
+/**
+ * `S` and `B` are the status and body type a handler's reply is checked against (the route's
+ * declared responses); they exist only in types. A JSON reply keeps its value and writes its text
+ * when first read (`body`), so a route with a response schema writes it once, with its compiled
+ * serializer, and nothing else.
+ */
+export class Reply<S extends number = number, B = unknown> {
+  declare readonly __status?: S;
+  declare readonly __body?: B;
   status: number;
   headers: ReplyHeaders;
-  body: ReplyBody;
-  /** The value a JSON or negotiated reply was made from, for layers that re-encode (TOON, cache). */
-  value: unknown;
   /** Set on error replies: the error and the error_id sent to the client (for logs and spans). */
   error: ApiError | null;
   errorId: string;
+  /** @internal the body as set; stale while `pendingJson`. */
+  rawBody: ReplyBody;
+  /** @internal true while the body is still to be written as the JSON text of `rawValue`. */
+  pendingJson: boolean;
+  /** @internal the value a JSON reply was made from. */
+  rawValue: unknown;
+  /** @internal JSON text written by a response schema: `value` reads back what was sent. */
+  sentJson: string | null;
 
   constructor(status: number, body: ReplyBody, headers?: Record<string, HeaderValue>) {
     this.status = status;
-    this.body = body;
-    this.value = undefined;
+    this.rawBody = body;
+    this.pendingJson = false;
+    this.rawValue = undefined;
+    this.sentJson = null;
     this.error = null;
     this.errorId = "";
     const h: ReplyHeaders = Object.create(null);
@@ -34,6 +49,50 @@ export class Reply {
       for (const name in headers) h[name.toLowerCase()] = headers[name]!;
     }
     this.headers = h;
+  }
+
+  /** The body to send; a JSON reply's text is written on first read. */
+  get body(): ReplyBody {
+    if (this.pendingJson) {
+      this.pendingJson = false;
+      this.rawBody = JSON.stringify(this.rawValue) ?? null;
+    }
+    return this.rawBody;
+  }
+
+  set body(body: ReplyBody) {
+    this.pendingJson = false;
+    this.rawBody = body;
+  }
+
+  /**
+   * The value a JSON or negotiated reply was made from, for layers that re-encode it (TOON, the
+   * cache). After a response schema wrote the body, this is what was sent: only the properties
+   * the schema lists.
+   */
+  get value(): unknown {
+    if (this.sentJson !== null) {
+      this.rawValue = JSON.parse(this.sentJson);
+      this.sentJson = null;
+    }
+    return this.rawValue;
+  }
+
+  /** Whether the reply was made from a value (`value` would not be undefined), without reading it back. */
+  get hasValue(): boolean {
+    return this.sentJson !== null || this.rawValue !== undefined;
+  }
+
+  set value(value: unknown) {
+    this.sentJson = null;
+    this.rawValue = value;
+  }
+
+  /** @internal the body written by a response schema's serializer from the value. */
+  setSerialized(json: string): void {
+    this.pendingJson = false;
+    this.rawBody = json;
+    this.sentJson = json;
   }
 
   /** Set a header (name is lowercased). Returns the reply for chaining. */
@@ -53,25 +112,26 @@ export class Reply {
   }
 }
 
-/** A JSON reply. `undefined` becomes an empty body. */
-export function jsonReply(value: unknown, status = 200, headers?: Record<string, HeaderValue>): Reply {
-  const body = value === undefined ? null : JSON.stringify(value);
-  const r = new Reply(status, body, headers);
-  r.value = value;
-  if (body !== null && r.headers["content-type"] === undefined) r.headers["content-type"] = JSON_TYPE;
+/** A JSON reply. `undefined` becomes an empty body. The text is written when first needed. */
+export function jsonReply<B, const S extends number = 200>(value: B, status: S = 200 as S, headers?: Record<string, HeaderValue>): Reply<S, B> {
+  const r = new Reply<S, B>(status, null, headers);
+  if (value === undefined) return r;
+  r.rawValue = value;
+  r.pendingJson = true;
+  if (r.headers["content-type"] === undefined) r.headers["content-type"] = JSON_TYPE;
   return r;
 }
 
 /** `reply(status, body?, headers?)`: any status; objects, arrays, numbers and booleans are JSON. */
-function replyWith(status: number, body?: unknown, headers?: Record<string, HeaderValue>): Reply {
+function replyWith<const S extends number, B = undefined>(status: S, body?: B, headers?: Record<string, HeaderValue>): Reply<S, B> {
   if (body === undefined || body === null) return new Reply(status, null, headers);
   if (typeof body === "string") {
-    const r = new Reply(status, body, headers);
+    const r = new Reply<S, B>(status, body, headers);
     if (r.headers["content-type"] === undefined) r.headers["content-type"] = TEXT_TYPE;
     return r;
   }
   if (body instanceof Uint8Array) {
-    const r = new Reply(status, body, headers);
+    const r = new Reply<S, B>(status, body, headers);
     if (r.headers["content-type"] === undefined) r.headers["content-type"] = OCTET_TYPE;
     return r;
   }
@@ -79,45 +139,45 @@ function replyWith(status: number, body?: unknown, headers?: Record<string, Head
 }
 
 /** 201 Created, with an optional JSON body and headers (for example `location`). */
-export function created(body?: unknown, headers?: Record<string, HeaderValue>): Reply {
+export function created<B = undefined>(body?: B, headers?: Record<string, HeaderValue>): Reply<201, B> {
   return body === undefined ? new Reply(201, null, headers) : jsonReply(body, 201, headers);
 }
 
 /** 202 Accepted, with an optional JSON body. */
-export function accepted(body?: unknown, headers?: Record<string, HeaderValue>): Reply {
+export function accepted<B = undefined>(body?: B, headers?: Record<string, HeaderValue>): Reply<202, B> {
   return body === undefined ? new Reply(202, null, headers) : jsonReply(body, 202, headers);
 }
 
 /** 204 No Content. */
-export function noContent(headers?: Record<string, HeaderValue>): Reply {
+export function noContent(headers?: Record<string, HeaderValue>): Reply<204, undefined> {
   return new Reply(204, null, headers);
 }
 
-export function text(body: string, status = 200, headers?: Record<string, HeaderValue>): Reply {
-  const r = new Reply(status, body, headers);
+export function text<const S extends number = 200>(body: string, status: S = 200 as S, headers?: Record<string, HeaderValue>): Reply<S, string> {
+  const r = new Reply<S, string>(status, body, headers);
   if (r.headers["content-type"] === undefined) r.headers["content-type"] = TEXT_TYPE;
   return r;
 }
 
-export function html(body: string, status = 200, headers?: Record<string, HeaderValue>): Reply {
-  const r = new Reply(status, body, headers);
+export function html<const S extends number = 200>(body: string, status: S = 200 as S, headers?: Record<string, HeaderValue>): Reply<S, string> {
+  const r = new Reply<S, string>(status, body, headers);
   if (r.headers["content-type"] === undefined) r.headers["content-type"] = HTML_TYPE;
   return r;
 }
 
-export function bytes(body: Uint8Array, contentType = OCTET_TYPE, status = 200): Reply {
+export function bytes<const S extends number = 200>(body: Uint8Array, contentType = OCTET_TYPE, status: S = 200 as S): Reply<S, Uint8Array> {
   return new Reply(status, body, { "content-type": contentType });
 }
 
 /** A streamed body (a Readable or any async iterable of chunks), written with backpressure. */
-export function stream(body: StreamBody, contentType = OCTET_TYPE, status = 200, headers?: Record<string, HeaderValue>): Reply {
-  const r = new Reply(status, body, headers);
+export function stream<const S extends number = 200>(body: StreamBody, contentType = OCTET_TYPE, status: S = 200 as S, headers?: Record<string, HeaderValue>): Reply<S, StreamBody> {
+  const r = new Reply<S, StreamBody>(status, body, headers);
   if (r.headers["content-type"] === undefined) r.headers["content-type"] = contentType;
   return r;
 }
 
 /** 3xx redirect. The target is validated: no CR/LF, so it cannot inject headers. */
-export function redirect(location: string, status: 301 | 302 | 303 | 307 | 308 = 302): Reply {
+export function redirect<const S extends 301 | 302 | 303 | 307 | 308 = 302>(location: string, status: S = 302 as S): Reply<S, undefined> {
   if (/[\r\n]/.test(location)) throw new TypeError("redirect target must not contain CR or LF");
   return new Reply(status, null, { location });
 }
@@ -129,11 +189,17 @@ export function isStreamBody(body: ReplyBody): body is StreamBody {
 /**
  * Turn a handler's return value into a Reply: a Reply stays, `undefined` (a handler that returns
  * nothing) is 204, anything else is 200 JSON (a string becomes a JSON string, as SPEC `/hello`).
+ * JSON text is written here, so a value JSON cannot represent fails inside the route's guard.
  */
 export function toReply(value: unknown): Reply {
-  if (value instanceof Reply) return value;
+  if (value instanceof Reply) {
+    if (value.pendingJson) void value.body;
+    return value;
+  }
   if (value === undefined) return new Reply(204, null);
-  return jsonReply(value);
+  const r = jsonReply(value);
+  void r.body;
+  return r;
 }
 
 /**

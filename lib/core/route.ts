@@ -1,7 +1,7 @@
 // Route declarations: method, path, OpenAPI metadata, a tuple of extractors (up to 16) and a
 // handler whose parameter types are inferred from that tuple.
 import type { AnyExtractor, ExtractedType } from "./extractor.js";
-import type { JsonSchema } from "../schema/index.js";
+import type { JsonSchema, Static } from "../schema/index.js";
 import type { Context } from "./context.js";
 import type { Reply } from "./reply.js";
 
@@ -20,7 +20,12 @@ export interface ResponseDoc {
   contentType?: string;
 }
 
-export interface RouteMeta {
+/** A declared response: its body's schema, a fuller description, or just a description (no body). */
+export type ResponseValue = JsonSchema | ResponseDoc | string;
+/** status -> declared response. */
+export type Responses = Readonly<Record<number, ResponseValue>>;
+
+export interface RouteMeta<R extends Responses = Responses> {
   tag?: string;
   tags?: readonly string[];
   summary?: string;
@@ -29,8 +34,12 @@ export interface RouteMeta {
   deprecated?: boolean;
   /** Leave this route out of the OpenAPI document. */
   hidden?: boolean;
-  /** status -> schema (or a fuller description). */
-  responses?: Readonly<Record<number, JsonSchema | ResponseDoc>>;
+  /**
+   * status -> the body's schema, `{ description, schema?, contentType? }`, or a description
+   * string (no body; for an error status, the uniform error body). Declared schemas type the
+   * handler's return value and write its JSON: properties they do not list are never sent.
+   */
+  responses?: R;
   /** Path-parameter schema overrides by name. */
   params?: Readonly<Record<string, ParamOverride>>;
   /** Layers that wrap only this route (inside the app's global layers). */
@@ -57,9 +66,50 @@ export type CheckExtractors<E extends readonly AnyExtractor[]> = number extends 
     ? E extends readonly [...infer Init, unknown] ? (HasBody<Init> extends true ? BodyNotLast : unknown) : unknown
     : TooMany;
 
-export type Handler<E extends readonly AnyExtractor[]> = (...args: ExtractorArgs<E>) => unknown;
+/** The uniform error body (`{"error": {...}, "error_id"}`), the body of every error status. */
+export interface ErrorBodyShape {
+  error: { type: string; message: string; fields?: Array<{ field: string; code: string; message: string }> };
+  error_id: string;
+}
 
-export class RouteDefinition {
+type IsErrorStatus<S extends number> = `${S}` extends `4${string}` | `5${string}` ? true : false;
+/** The body type a declared response stands for. */
+export type ResponseBody<V, S extends number = 200> = V extends string
+  ? IsErrorStatus<S> extends true ? ErrorBodyShape : undefined
+  : V extends { readonly schema: infer X }
+    ? Static<X>
+    : V extends { readonly description: string }
+      ? Exclude<keyof V, "description" | "contentType"> extends never
+        ? IsErrorStatus<S> extends true ? ErrorBodyShape : undefined
+        : Static<V>
+      : Static<V>;
+
+type DeclaredStatus<R> = Extract<keyof R, number>;
+/** The replies a handler may return: one per declared status, with that status's body type. */
+type DeclaredReply<R> = { [S in DeclaredStatus<R>]: Reply<S, ResponseBody<R[S], S>> }[DeclaredStatus<R>];
+/**
+ * What a handler of a route that declares `responses` may return: the 200 body as a plain
+ * value, nothing (204), or a Reply with a declared status and that status's body
+ * (`created(user)` for 201). Without declared responses, anything.
+ */
+export type HandlerResult<R> = [DeclaredStatus<R>] extends [never]
+  ? unknown
+  :
+      | (200 extends DeclaredStatus<R> ? ResponseBody<R[200 & keyof R]> : never)
+      | (204 extends DeclaredStatus<R> ? undefined | void : never)
+      | DeclaredReply<R>;
+
+export type Handler<E extends readonly AnyExtractor[], R = {}> = (
+  ...args: ExtractorArgs<E>
+) => [DeclaredStatus<R>] extends [never] ? unknown : HandlerResult<R> | Promise<HandlerResult<R>>;
+
+/**
+ * A route: method, path, metadata, extractors, handler. The type parameters (method and path as
+ * declared, the extractor tuple, the declared responses) exist for typed clients; at run time
+ * they are the fields below.
+ */
+export class RouteDefinition<M extends string = string, P extends string = string, E extends readonly AnyExtractor[] = readonly AnyExtractor[], R = unknown> {
+  declare readonly __route?: { method: M; path: P; extractors: E; responses: R };
   readonly method: string;
   /** The path as declared (`/users/{id}`, `/users/:id`); the router normalises it. */
   readonly path: string;
@@ -107,9 +157,14 @@ export function checkExtractors(method: string, path: string, extractors: readon
   }
 }
 
-function declare(method: string) {
-  function define<const E extends readonly AnyExtractor[]>(path: string, extractors: E & CheckExtractors<E>, handler: Handler<E>): RouteDefinition;
-  function define<const E extends readonly AnyExtractor[]>(path: string, meta: RouteMeta, extractors: E & CheckExtractors<E>, handler: Handler<E>): RouteDefinition;
+function declare<M extends string>(method: M) {
+  function define<const P extends string, const E extends readonly AnyExtractor[]>(path: P, extractors: E & CheckExtractors<E>, handler: Handler<E>): RouteDefinition<M, P, E, {}>;
+  function define<const P extends string, const E extends readonly AnyExtractor[], const R extends Responses = {}>(
+    path: P,
+    meta: RouteMeta<R>,
+    extractors: E & CheckExtractors<E>,
+    handler: Handler<E, R>,
+  ): RouteDefinition<M, P, E, R>;
   function define(path: string, a: unknown, b: unknown, c?: unknown): RouteDefinition {
     if (Array.isArray(a)) return new RouteDefinition(method, path, {}, a as AnyExtractor[], b as (...args: any[]) => unknown);
     return new RouteDefinition(method, path, (a ?? {}) as RouteMeta, b as AnyExtractor[], c as (...args: any[]) => unknown);
@@ -127,12 +182,12 @@ export const route = {
   head: declare("HEAD"),
   options: declare("OPTIONS"),
   /** Any other method token. */
-  method: (method: string) => declare(method),
+  method: <M extends string>(method: M) => declare(method),
 };
 
-export interface GroupOptions {
+export interface GroupOptions<Prefix extends string = string> {
   /** Path prefix for every route of the group (`/api/v1`). */
-  prefix?: string;
+  prefix?: Prefix;
   /** Layers for every route of the group, outside each route's own layers. */
   layers?: readonly Layer[];
   /** Tag added to routes that have none. */
@@ -146,7 +201,15 @@ export interface GroupOptions {
  * layers: [jwt(...)] }, [a, b])`. Returns new route definitions; the originals are unchanged.
  * Layers are attached to the routes themselves, never matched by path prefix at request time.
  */
-export function group(options: GroupOptions, routes: readonly RouteDefinition[]): RouteDefinition[] {
+/** A route's type after a group prefixed its path. */
+export type Prefixed<D, Prefix extends string> = D extends RouteDefinition<infer M, infer P, infer E, infer R>
+  ? RouteDefinition<M, Prefix extends "" ? P : P extends "/" ? Prefix : `${Prefix}${P}`, E, R>
+  : D;
+
+export function group<const T extends readonly RouteDefinition<any, any, any, any>[], const Prefix extends string = "">(
+  options: GroupOptions<Prefix>,
+  routes: T,
+): { -readonly [K in keyof T]: Prefixed<T[K], Prefix> } {
   const prefix = options.prefix ?? "";
   if (prefix !== "" && (!prefix.startsWith("/") || prefix.endsWith("/"))) {
     throw new TypeError(`group prefix must start with "/" and not end with "/", got ${JSON.stringify(prefix)}`);
@@ -158,5 +221,5 @@ export function group(options: GroupOptions, routes: readonly RouteDefinition[])
     if (options.config !== undefined) meta.config = { ...options.config, ...r.meta.config };
     const path = prefix === "" ? r.path : r.path === "/" ? prefix : prefix + r.path;
     return new RouteDefinition(r.method, path, meta, r.extractors, r.handler);
-  });
+  }) as unknown as { -readonly [K in keyof T]: Prefixed<T[K], Prefix> };
 }

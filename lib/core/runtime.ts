@@ -2,6 +2,13 @@
 import type { Logger } from "../util/logger.js";
 import type { ResolvedServerLimits } from "./server-limits.js";
 
+/**
+ * How much of a declared response schema is checked on the way out. "shape" (the serializer
+ * alone): types, required properties, enum and const. "full": the compiled validator runs first,
+ * so formats, lengths, patterns and ranges are checked too.
+ */
+export type ResponseValidation = "shape" | "full";
+
 export interface AsyncValidationAdapters {
   db?: { isUnique(table: string, column: string, value: unknown): Promise<boolean> };
   custom?: Record<string, (value: unknown) => Promise<{ code: string; message: string } | null>>;
@@ -21,6 +28,10 @@ export interface AppRuntime {
   validation: AsyncValidationAdapters;
   /** Timeout for each async validation rule, in ms. */
   asyncRuleTimeout: number;
+  /** How declared response schemas check handler results ("shape" or "full"). */
+  responseValidation: ResponseValidation;
+  /** Longest path parameter the router accepts (longer: 400). */
+  maxParamLength: number;
   /** True once graceful shutdown has begun. */
   draining: boolean;
   /** Connection limits of the listening server (the defaults until `listen` sets them). */

@@ -114,7 +114,7 @@ function isJsonContentType(value: HeaderValue | undefined): boolean {
 
 /** Should this reply be negotiated? `routeFlagged`: the route declares `config.negotiated`. */
 function isNegotiable(reply: Reply, routeFlagged: boolean): boolean {
-  if (settled.has(reply) || reply.value === undefined || typeof reply.body !== "string") return false;
+  if (settled.has(reply) || !reply.hasValue || typeof reply.body !== "string") return false;
   if (reply instanceof NegotiatedReply) return true;
   return routeFlagged && reply.error === null && reply.status >= 200 && reply.status < 300 && isJsonContentType(reply.headers["content-type"]);
 }

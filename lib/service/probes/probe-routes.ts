@@ -61,8 +61,11 @@ export const HealthBody = t.named(
 
 const NO_STORE = "no-store";
 
-function probeReply(status: number, body: string): Reply {
-  const r = new Reply(status, body);
+/** A probe's answer: JSON text written here (the probes' bodies are fixed shapes), 200 or 503. */
+type ProbeReply = Reply<200, never> | Reply<503, never>;
+
+function probeReply(status: 200 | 503, body: string): ProbeReply {
+  const r = new Reply<200, never>(status as 200, body);
   r.headers["content-type"] = JSON_TYPE;
   r.headers["cache-control"] = NO_STORE;
   return r;
@@ -71,7 +74,7 @@ function probeReply(status: number, body: string): Reply {
 const LIVE_JSON = JSON.stringify({ status: "ok" });
 const DRAINING_JSON = JSON.stringify({ status: "draining" });
 
-function readyReply(report: HealthReport): Reply {
+function readyReply(report: HealthReport): ProbeReply {
   return probeReply(report.ready ? 200 : 503, JSON.stringify({ status: report.ready ? "ready" : "unready", checks: report.checks }));
 }
 
@@ -96,7 +99,7 @@ export function probeRoutes(options: ProbeOptions): RouteDefinition[] {
         checkPath("live", paths.live),
         { tag, summary: "Liveness probe", description: "200 while the process can serve requests.", responses: { 200: LiveBody }, config },
         [],
-        () => probeReply(200, LIVE_JSON),
+        () => probeReply(200, LIVE_JSON) as Reply<200, never>,
       ),
     );
   }
@@ -112,7 +115,7 @@ export function probeRoutes(options: ProbeOptions): RouteDefinition[] {
           config,
         },
         [context()],
-        (ctx: Context): Reply | Promise<Reply> => {
+        (ctx: Context): ProbeReply | Promise<ProbeReply> => {
           if (ctx.runtime.draining) return probeReply(503, DRAINING_JSON);
           return checks.run().then((report) => (ctx.runtime.draining ? probeReply(503, DRAINING_JSON) : readyReply(report)));
         },
@@ -131,7 +134,7 @@ export function probeRoutes(options: ProbeOptions): RouteDefinition[] {
           config,
         },
         [],
-        async (): Promise<Reply> => {
+        async (): Promise<ProbeReply> => {
           const report = await checks.run();
           const body = {
             status: report.status,
