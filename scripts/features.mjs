@@ -33,6 +33,7 @@ export const FEATURES = [
   { name: "jobs", entry: "lib/jobs/index.ts", requires: [], description: "JobQueue, memory and file job stores, worker threads" },
   { name: "service", entry: "lib/service/index.ts", requires: [], description: "production(), probes, observability, runService() CLI" },
   { name: "db-errors", entry: "lib/db-errors/index.ts", requires: [], description: "mapDatabaseError for registerErrorMapper" },
+  { name: "client", entry: "lib/client/index.ts", requires: [], description: "client<typeof routes>(baseUrl): a typed fetch client for an app's routes" },
 ];
 
 const BY_NAME = new Map(FEATURES.map((f) => [f.name, f]));
@@ -99,6 +100,7 @@ export const PACKAGE_ENTRIES = [
   { subpath: "./jobs", entry: "lib/jobs/index.ts", out: "jobs" },
   { subpath: "./service", entry: "lib/service/index.ts", out: "service" },
   { subpath: "./db-errors", entry: "lib/db-errors/index.ts", out: "db-errors" },
+  { subpath: "./client", entry: "lib/client/index.ts", out: "client" },
 ];
 
 /** The package.json `exports` value PACKAGE_ENTRIES stands for. */

@@ -49,9 +49,9 @@ function readJson(ctx: Context, maxElements: number): Promise<unknown> {
 const readJsonWithAppLimit = (ctx: Context): Promise<unknown> => readJson(ctx, -1);
 
 /** A JSON body (`application/json` or `+json`, else 415), validated by `schema` (failure: 422). */
-export function json(): Extractor<unknown, true>;
-export function json<const S extends JsonSchema>(schema: S, options?: JsonBodyOptions): Extractor<Static<S>, true>;
-export function json(schema?: JsonSchema, options: JsonBodyOptions = {}): Extractor<unknown, true> {
+export function json(): Extractor<unknown, true, { body: { type: "json"; value: unknown } }>;
+export function json<const S extends JsonSchema>(schema: S, options?: JsonBodyOptions): Extractor<Static<S>, true, { body: { type: "json"; value: Static<S> } }>;
+export function json(schema?: JsonSchema, options: JsonBodyOptions = {}): Extractor<unknown, true, any> {
   const body = { contentTypes: ["application/json"], required: true, ...(schema === undefined ? {} : { schema }) };
   const maxElements = options.maxElements ?? -1;
   if (maxElements !== -1 && (!Number.isSafeInteger(maxElements) || maxElements < 1)) {
@@ -68,7 +68,7 @@ export function json(schema?: JsonSchema, options: JsonBodyOptions = {}): Extrac
 }
 
 /** A text body (`text/*` or no content-type, else 415) that must be valid UTF-8 (else 400). */
-export function text(): Extractor<string, true> {
+export function text(): Extractor<string, true, { body: { type: "text"; value: string } }> {
   return new Extractor(
     "text",
     (ctx) => {
@@ -87,7 +87,7 @@ export function text(): Extractor<string, true> {
 }
 
 /** The raw body bytes, any content type. */
-export function bytes(): Extractor<Buffer, true> {
+export function bytes(): Extractor<Buffer, true, { body: { type: "bytes"; value: Uint8Array } }> {
   return new Extractor("bytes", (ctx) => ctx.body(), true, {
     body: { contentTypes: ["application/octet-stream"], required: true, schema: { type: "string", contentEncoding: "binary" } },
     errorStatuses: [413],
@@ -104,9 +104,9 @@ function readForm(ctx: Context): Promise<ParamMap> {
 }
 
 /** An urlencoded form body (else 415), coerced and validated by `schema` (failure: 422). */
-export function form(): Extractor<ParamMap, true>;
-export function form<const S extends JsonSchema>(schema: S, options?: BodyOptions): Extractor<Static<S>, true>;
-export function form(schema?: JsonSchema, options: BodyOptions = {}): Extractor<unknown, true> {
+export function form(): Extractor<ParamMap, true, { body: { type: "form"; value: Record<string, string | readonly string[]> } }>;
+export function form<const S extends JsonSchema>(schema: S, options?: BodyOptions): Extractor<Static<S>, true, { body: { type: "form"; value: Static<S> } }>;
+export function form(schema?: JsonSchema, options: BodyOptions = {}): Extractor<unknown, true, any> {
   const body = { contentTypes: ["application/x-www-form-urlencoded"], required: true, ...(schema === undefined ? {} : { schema }) };
   if (schema === undefined) return new Extractor("form", readForm, true, { body, errorStatuses: [400, 413, 415] });
   const compiled = compileSchema(schema, { coerce: true, useDefaults: options.useDefaults === true });

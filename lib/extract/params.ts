@@ -6,9 +6,9 @@ import { Extractor, MissingValueError } from "../core/extractor.js";
 import { runValidation } from "./validate.js";
 
 /** A path parameter, as a string, or coerced and validated by `schema` (failure: 422). */
-export function path(name: string): Extractor<string>;
-export function path<const S extends JsonSchema>(name: string, schema: S): Extractor<Static<S>>;
-export function path(name: string, schema?: JsonSchema): Extractor<unknown> {
+export function path<const N extends string>(name: N): Extractor<string, false, { params: { [K in N]: string } }>;
+export function path<const N extends string, const S extends JsonSchema>(name: N, schema: S): Extractor<Static<S>, false, { params: { [K in N]: Static<S> } }>;
+export function path(name: string, schema?: JsonSchema): Extractor<unknown, false, any> {
   const read = (ctx: Context): string => {
     const v = ctx.params[name];
     if (v === undefined) throw new MissingValueError(`Missing path parameter: ${name}`);
@@ -25,8 +25,8 @@ export function path(name: string, schema?: JsonSchema): Extractor<unknown> {
 
 /** The query string as a map, or coerced and validated against an object schema (failure: 422). */
 export function query(): Extractor<ParamMap>;
-export function query<const S extends JsonSchema>(schema: S): Extractor<Static<S>>;
-export function query(schema?: JsonSchema): Extractor<unknown> {
+export function query<const S extends JsonSchema>(schema: S): Extractor<Static<S>, false, { query: Static<S> }>;
+export function query(schema?: JsonSchema): Extractor<unknown, false, any> {
   if (schema === undefined) return new Extractor("query", (ctx) => ctx.query, false, {});
   const compiled = compileSchema(schema, { coerce: true, useDefaults: true });
   return new Extractor(
@@ -39,9 +39,9 @@ export function query(schema?: JsonSchema): Extractor<unknown> {
 }
 
 /** One request header (missing: 400 `Missing required header: name`), optionally validated. */
-export function header(name: string): Extractor<string>;
-export function header<const S extends JsonSchema>(name: string, schema: S): Extractor<Static<S>>;
-export function header(name: string, schema?: JsonSchema): Extractor<unknown> {
+export function header<const N extends string>(name: N): Extractor<string, false, { headers: { [K in Lowercase<N>]: string } }>;
+export function header<const N extends string, const S extends JsonSchema>(name: N, schema: S): Extractor<Static<S>, false, { headers: { [K in Lowercase<N>]: Static<S> } }>;
+export function header(name: string, schema?: JsonSchema): Extractor<unknown, false, any> {
   const key = name.toLowerCase();
   const read = (ctx: Context): string => {
     const v = ctx.header(key);
