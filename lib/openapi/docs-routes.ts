@@ -1,7 +1,7 @@
 // docsRoutes: `GET {path}` (the docs UI) and `GET {path}/openapi.json` (the document), both hidden
 // from the document itself. The document is built from the live route table on first request and
 // rebuilt when the number of routes changes, so routes registered after docsRoutes() appear.
-import { route, type RouteDefinition } from "../core/route.js";
+import { route, type Layer, type RouteDefinition } from "../core/route.js";
 import { html, Reply } from "../core/reply.js";
 import { DEFAULT_API_TITLE, buildOpenApiDocument } from "./document.js";
 import { DOCS_PAGE_HEADERS, renderDocsPage } from "./docs-page.js";
@@ -17,7 +17,21 @@ export function normalizeDocsPath(path: string): string {
 }
 
 /** The two routes that serve the docs UI and the OpenAPI document of `app`'s routes. */
-export function docsRoutes(app: { routeTable(): readonly RouteDefinition[] }, options: DocsOptions = {}): RouteDefinition[] {
+/** What the docs need of an app: its routes, and (when it has them) its global layers and limits. */
+export interface DocumentedApp {
+  routeTable(): readonly RouteDefinition[];
+  layerTable?(): readonly Layer[];
+  readonly runtime?: { readonly maxParamLength?: number };
+}
+
+/** The options a document of `app` is built with: the given ones, plus the app's layers and limits. */
+export function appDocumentOptions(app: DocumentedApp, options: DocsOptions): DocsOptions {
+  const layers = options.layers ?? app.layerTable?.();
+  const maxParamLength = options.maxParamLength ?? app.runtime?.maxParamLength;
+  return { ...options, ...(layers === undefined ? {} : { layers }), ...(maxParamLength === undefined ? {} : { maxParamLength }) };
+}
+
+export function docsRoutes(app: DocumentedApp, options: DocsOptions = {}): RouteDefinition[] {
   const base = normalizeDocsPath(options.path ?? DEFAULT_DOCS_PATH);
   const jsonPath = base === "/" ? "/openapi.json" : `${base}/openapi.json`;
   const page = renderDocsPage(options.title ?? DEFAULT_API_TITLE);
@@ -26,7 +40,7 @@ export function docsRoutes(app: { routeTable(): readonly RouteDefinition[] }, op
   const documentJson = (): string => {
     const routes = app.routeTable();
     if (cached === undefined || cached.routeCount !== routes.length) {
-      cached = { routeCount: routes.length, body: JSON.stringify(buildOpenApiDocument(routes, options), null, 2) };
+      cached = { routeCount: routes.length, body: JSON.stringify(buildOpenApiDocument(routes, appDocumentOptions(app, options)), null, 2) };
     }
     return cached.body;
   };

@@ -157,6 +157,30 @@ function schemaNode(s, depth, stack, openRefs) {
   return node;
 }
 
+/**
+ * The fixed choices of a parameter's schema, as the strings a form sends: the scalar values of its
+ * "enum" (or "const"), or "true"/"false" for a boolean. null when the value is free-form.
+ */
+function choices(s) {
+  s = deref(s);
+  if (!isObj(s)) return null;
+  var values = Array.isArray(get(s, "enum")) ? s["enum"] : own(s, "const") ? [s["const"]] : null;
+  var type = get(s, "type");
+  if (Array.isArray(type)) {
+    var nonNull = type.filter(function (t) { return t !== "null"; });
+    type = nonNull.length === 1 ? nonNull[0] : undefined;
+  }
+  if (values === null && type === "boolean") values = [true, false];
+  if (values === null) return null;
+  var out = [];
+  values.forEach(function (v) {
+    if (v === null || typeof v === "object") return;
+    var text = String(v);
+    if (out.indexOf(text) === -1) out.push(text);
+  });
+  return out.length > 0 ? out : null;
+}
+
 var FORMAT_EXAMPLES = {
   email: "user@example.com", uuid: "3fa85f64-5717-4562-b3fc-2c963f66afa6", "date-time": "2024-01-01T12:00:00Z",
   date: "2024-01-01", time: "12:00:00Z", uri: "https://example.com/", url: "https://example.com/", hostname: "example.com",

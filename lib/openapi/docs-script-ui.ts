@@ -1,7 +1,9 @@
 // Browser code of the docs page, part 2: loads `openapi.json` (beside the page), renders the
-// operations grouped by tag with their parameters, bodies and responses, and a "Try it" form per
-// operation that sends the request with fetch. Sets `data-ready` on <body> when done ("true") or
-// failed ("error"), which the browser test reads.
+// operations grouped by tag with their parameters, bodies and responses, an "Authorize" panel for
+// the document's security schemes (values kept in memory only), and a "Try it" form per operation
+// that sends the request with fetch and shows it as a copyable curl command. Sets `data-ready` on
+// <body> when done ("true") or failed ("error"), and `data-status` on a form's result, which the
+// browser tests read.
 export const DOCS_SCRIPT_UI = String.raw`
 var METHODS = ["get", "post", "put", "patch", "delete", "head", "options", "trace"];
 
@@ -58,6 +60,163 @@ function responsesBlock(responses) {
   return box;
 }
 
+/* ---- Credentials: the "Authorize" panel. Values live in this page's memory only. ---- */
+
+var credentials = Object.create(null);   // scheme name -> { token | user, password | key }
+var credentialListeners = [];
+
+function securitySchemes() {
+  var s = get(get(spec, "components"), "securitySchemes");
+  return isObj(s) ? s : {};
+}
+
+/** How the panel handles a scheme: "bearer", "basic", "apiKey", or "unsupported". */
+function schemeKind(s) {
+  var type = get(s, "type");
+  if (type === "http") {
+    var scheme = String(get(s, "scheme") || "").toLowerCase();
+    return scheme === "bearer" || scheme === "basic" ? scheme : "unsupported";
+  }
+  if (type === "apiKey") {
+    var where = get(s, "in");
+    return typeof get(s, "name") === "string" && (where === "header" || where === "query" || where === "cookie") ? "apiKey" : "unsupported";
+  }
+  // An OAuth 2 / OpenID Connect access token is pasted by hand and sent as a bearer token.
+  if (type === "oauth2" || type === "openIdConnect") return "bearer";
+  return "unsupported";
+}
+
+function schemeLabel(s) {
+  var type = String(get(s, "type") || "?");
+  if (type === "http") return "HTTP " + String(get(s, "scheme") || "?") + (typeof get(s, "bearerFormat") === "string" ? " (" + s.bearerFormat + ")" : "");
+  if (type === "apiKey") return "API key in " + String(get(s, "in") || "?") + " " + String(get(s, "name") || "?");
+  return type;
+}
+
+function base64Utf8(text) {
+  var bytes = new TextEncoder().encode(text);
+  var binary = "";
+  for (var i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]);
+  return btoa(binary);
+}
+
+/** What a scheme adds to a request, or null when no value was entered for it. */
+function schemeCredentials(name) {
+  var s = deref(get(securitySchemes(), name));
+  var v = get(credentials, name);
+  if (!isObj(s) || !isObj(v)) return null;
+  var out = { headers: [], query: [], cookies: [] };
+  var kind = schemeKind(s);
+  if (kind === "bearer") {
+    if (!v.token) return null;
+    out.headers.push(["authorization", "Bearer " + v.token]);
+  } else if (kind === "basic") {
+    if (!v.user && !v.password) return null;
+    out.headers.push(["authorization", "Basic " + base64Utf8((v.user || "") + ":" + (v.password || ""))]);
+  } else if (kind === "apiKey") {
+    if (!v.key) return null;
+    out[s["in"] === "header" ? "headers" : s["in"] === "query" ? "query" : "cookies"].push([s.name, v.key]);
+  } else {
+    return null;
+  }
+  return out;
+}
+
+/** The security requirements that apply to an operation: its own, else the document's. */
+function operationSecurity(op) {
+  if (Array.isArray(get(op, "security"))) return op.security;
+  if (Array.isArray(get(spec, "security"))) return spec.security;
+  return [];
+}
+
+/**
+ * The credentials "Try it" sends for an operation: those of the first requirement (alternative)
+ * whose schemes all have values. With none satisfied, nothing is sent and the note says why.
+ */
+function chooseCredentials(requirements) {
+  var none = { headers: [], query: [], cookies: [] };
+  if (requirements.length === 0) return { creds: none, note: "Sends no credentials: the operation requires none.", warn: false };
+  var anonymous = false, wanted = [];
+  for (var i = 0; i < requirements.length; i++) {
+    var names = isObj(requirements[i]) ? Object.keys(requirements[i]) : [];
+    if (names.length === 0) { anonymous = true; continue; }
+    wanted.push(names.join(" + "));
+    var parts = names.map(schemeCredentials);
+    if (parts.every(function (p) { return p !== null; })) {
+      var merged = { headers: [], query: [], cookies: [] };
+      parts.forEach(function (p) { ["headers", "query", "cookies"].forEach(function (k) { merged[k] = merged[k].concat(p[k]); }); });
+      var note = "Sends the credentials of " + names.join(" + ") + " (from Authorize).";
+      if (merged.cookies.length > 0) note += " A cookie cannot be set by the browser's fetch: it appears only in the curl command.";
+      return { creds: merged, note: note, warn: false };
+    }
+  }
+  if (anonymous) return { creds: none, note: "Sends no credentials (anonymous access is allowed; Authorize " + wanted.join(" or ") + " to send some).", warn: false };
+  return { creds: none, note: "Not authorized: this operation needs " + wanted.join(" or ") + ". Enter it under Authorize above.", warn: true };
+}
+
+function credentialsChanged() { credentialListeners.forEach(function (f) { f(); }); }
+
+function authorizePanel() {
+  var schemes = securitySchemes();
+  var names = Object.keys(schemes);
+  if (names.length === 0) return null;
+  var panel = el("details", "authorize");
+  var state = el("span", "auth-state");
+  add(panel, add(el("summary"), el("span", "authorize-title", "Authorize"), state));
+  add(panel, el("p", "muted", "Credentials entered here stay in this page's memory only (never stored; gone on reload). \u201cTry it\u201d sends those its operation's security requirements name."));
+  var updateState = function () {
+    var set = names.filter(function (n) { return schemeCredentials(n) !== null; }).length;
+    state.textContent = set + " of " + names.length + " set";
+    state.className = "auth-state" + (set > 0 ? " on" : "");
+  };
+  names.forEach(function (name) {
+    var s = deref(schemes[name]);
+    var box = el("div", "scheme");
+    box.setAttribute("data-scheme", name);
+    add(box, add(el("div", "scheme-head"), el("code", "scheme-name", name), el("span", "badge", schemeLabel(s))));
+    if (typeof get(s, "description") === "string") add(box, el("div", "desc", s.description));
+    var kind = schemeKind(s);
+    var values = Object.create(null);
+    credentials[name] = values;
+    var field = function (key, label, type) {
+      var input = el("input");
+      input.type = type;
+      input.name = "auth:" + name + ":" + key;
+      input.autocomplete = "off";
+      input.spellcheck = false;
+      input.addEventListener("input", function () { values[key] = input.value; updateState(); credentialsChanged(); });
+      add(box, add(el("label", "field"), el("span", "field-label", label), input));
+      return input;
+    };
+    if (kind === "bearer") {
+      field("token", get(s, "type") === "http" ? "Token" : "Access token", "text").placeholder = "sent as Authorization: Bearer \u2026";
+      if (get(s, "type") !== "http") add(box, el("div", "meta-line", "Obtain the token yourself; it is sent as a bearer token."));
+    } else if (kind === "basic") {
+      field("user", "User", "text");
+      field("password", "Password", "password");
+    } else if (kind === "apiKey") {
+      field("key", "Value", "text").placeholder = s["in"] + " " + s.name;
+      if (s["in"] === "cookie") add(box, el("div", "meta-line warn", "A browser's fetch cannot set a cookie: this value appears only in the curl command (the browser still sends its own cookies for this site)."));
+    } else {
+      add(box, el("div", "meta-line warn", "This kind of scheme cannot be filled in here."));
+    }
+    add(panel, box);
+  });
+  var clear = el("button", "plain", "Clear all");
+  clear.type = "button";
+  clear.addEventListener("click", function () {
+    Array.prototype.forEach.call(panel.querySelectorAll("input"), function (i) {
+      i.value = "";
+      i.dispatchEvent(new Event("input"));
+    });
+  });
+  add(panel, add(el("div", "actions"), clear));
+  updateState();
+  return panel;
+}
+
+/* ---- Requests: what "Try it" sends, and the same request as a curl command. ---- */
+
 function fillPath(path, fields) {
   var missing = [];
   var url = path.replace(/\{([^{}]+)\}/g, function (all, name) {
@@ -70,42 +229,97 @@ function fillPath(path, fields) {
   return { url: url, missing: missing };
 }
 
+/** The request a form describes: method, absolute URL, header and cookie pairs, body. */
+function buildRequest(form) {
+  var filled = fillPath(form.path, form.fields);
+  var auth = chooseCredentials(operationSecurity(form.op));
+  var query = new URLSearchParams();
+  var headers = [], cookies = [];
+  form.fields.forEach(function (f) {
+    var v = f.input.value;
+    if (v === "") return;
+    var where = f.param["in"];
+    if (where === "query") query.append(f.param.name, v);
+    else if (where === "header") headers.push([f.param.name, v]);
+    else if (where === "cookie") cookies.push([f.param.name, v]);
+  });
+  auth.creds.query.forEach(function (p) { query.append(p[0], p[1]); });
+  // A credential replaces a parameter of the same header name (e.g. a declared Authorization).
+  auth.creds.headers.forEach(function (c) {
+    headers = headers.filter(function (h) { return h[0].toLowerCase() !== c[0].toLowerCase(); }).concat([c]);
+  });
+  cookies = cookies.concat(auth.creds.cookies);
+  var body = null;
+  if (form.bodyArea && form.method !== "get" && form.method !== "head") {
+    body = form.bodyArea.value;
+    headers.push(["content-type", form.contentType]);
+  }
+  var qs = query.toString();
+  return {
+    method: form.method.toUpperCase(), url: apiBase() + filled.url + (qs ? "?" + qs : ""), missing: filled.missing,
+    headers: headers, cookies: cookies, body: body, auth: auth,
+  };
+}
+
+/** POSIX shell single quoting: 'it'\''s'. */
+function shellQuote(text) { return "'" + String(text).replace(/'/g, "'\\''") + "'"; }
+
+function curlCommand(req) {
+  var first = "curl " + (req.method === "HEAD" ? "--head " : req.method !== "GET" ? "-X " + req.method + " " : "") + shellQuote(req.url);
+  var parts = [first];
+  req.headers.forEach(function (h) { parts.push("-H " + shellQuote(h[0] + ": " + h[1])); });
+  if (req.cookies.length > 0) parts.push("-b " + shellQuote(req.cookies.map(function (c) { return c[0] + "=" + c[1]; }).join("; ")));
+  if (req.body !== null) parts.push("--data-raw " + shellQuote(req.body));
+  return parts.join(" \\\n  ");
+}
+
+function copyText(text, pre, status) {
+  var done = function (ok) { status.textContent = ok ? "Copied" : "Select the command and copy it"; };
+  if (navigator.clipboard && typeof navigator.clipboard.writeText === "function") {
+    navigator.clipboard.writeText(text).then(function () { done(true); }, function () { selectText(pre); done(false); });
+  } else {
+    selectText(pre);
+    var ok = false;
+    try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+    done(ok);
+  }
+}
+
+function selectText(node) {
+  var range = document.createRange();
+  range.selectNodeContents(node);
+  var sel = window.getSelection();
+  if (sel) { sel.removeAllRanges(); sel.addRange(range); }
+}
+
 function showResult(out, parts) {
   out.textContent = "";
   out.hidden = false;
   parts.forEach(function (p) { add(out, p); });
 }
 
-function send(method, path, fields, bodyArea, contentType, button, out) {
-  var filled = fillPath(path, fields);
-  if (filled.missing.length > 0) {
-    showResult(out, [el("div", "error-box", "Fill in the path parameter(s): " + filled.missing.join(", "))]);
+function send(form, button, out) {
+  var req = buildRequest(form);
+  if (req.missing.length > 0) {
+    out.setAttribute("data-status", "invalid");
+    showResult(out, [el("div", "error-box", "Fill in the path parameter(s): " + req.missing.join(", "))]);
     return;
   }
-  var query = new URLSearchParams();
   var headers = new Headers();
   try {
-    fields.forEach(function (f) {
-      var v = f.input.value;
-      if (v === "") return;
-      if (f.param["in"] === "query") query.append(f.param.name, v);
-      else if (f.param["in"] === "header") headers.set(f.param.name, v);
-    });
+    req.headers.forEach(function (h) { headers.append(h[0], h[1]); });
   } catch (e) {
+    out.setAttribute("data-status", "invalid");
     showResult(out, [el("div", "error-box", "Invalid header: " + e.message)]);
     return;
   }
-  var init = { method: method.toUpperCase(), headers: headers };
-  if (bodyArea && method !== "get" && method !== "head") {
-    init.body = bodyArea.value;
-    headers.set("content-type", contentType);
-  }
-  var qs = query.toString();
-  var url = apiBase() + filled.url + (qs ? "?" + qs : "");
+  var init = { method: req.method, headers: headers };
+  if (req.body !== null) init.body = req.body;
   var started = Date.now();
   button.disabled = true;
-  showResult(out, [el("div", "muted", init.method + " " + url + " \u2026")]);
-  fetch(url, init).then(function (res) {
+  out.setAttribute("data-status", "pending");
+  showResult(out, [el("div", "muted", req.method + " " + req.url + " \u2026")]);
+  fetch(req.url, init).then(function (res) {
     return res.text().then(function (text) {
       var lines = [];
       res.headers.forEach(function (value, name) { lines.push(name + ": " + value); });
@@ -113,59 +327,101 @@ function send(method, path, fields, bodyArea, contentType, button, out) {
       try { if (text) pretty = JSON.stringify(JSON.parse(text), null, 2); } catch (e) { pretty = text; }
       if (pretty.length > 200000) pretty = pretty.slice(0, 200000) + "\n\u2026 (truncated)";
       var status = add(el("div"), el("span", "status s" + String(res.status).charAt(0), String(res.status)),
-        el("span", null, res.statusText + " \u00b7 " + (Date.now() - started) + " ms \u00b7 " + init.method + " " + url));
+        el("span", null, res.statusText + " \u00b7 " + (Date.now() - started) + " ms \u00b7 " + req.method + " " + req.url));
+      out.setAttribute("data-status", String(res.status));
       showResult(out, [status, el("div", "sub-label", "Response headers"), el("pre", "resp-headers", lines.join("\n")),
         el("div", "sub-label", "Response body"), el("pre", "resp-body", pretty || "(empty)")]);
     });
   }).catch(function (err) {
+    out.setAttribute("data-status", "error");
     showResult(out, [el("div", "error-box", "Request failed: " + (err && err.message ? err.message : String(err)))]);
   }).then(function () { button.disabled = false; });
 }
 
-function tryItForm(path, method, op, params) {
-  var form = el("form", "try");
-  form.setAttribute("data-operation", op.operationId || "");
-  add(form, el("h4", null, "Try it"));
-  var fields = [];
-  params.forEach(function (p) {
-    if (p["in"] === "cookie") return;
-    var row = el("label", "field");
-    var label = add(el("span", "field-label", p.name), el("small", null, p["in"] + (p.required ? ", required" : "") + " \u00b7 " + typeLabel(get(p, "schema"))));
-    var input = el("input");
+/** A text input, or a select for an enum or boolean (with an empty "—" choice when optional). */
+function paramInput(p) {
+  var schema = get(p, "schema");
+  var options = choices(schema);
+  var input;
+  if (options !== null) {
+    input = el("select");
+    if (!p.required) { var empty = el("option", null, "\u2014"); empty.value = ""; add(input, empty); }
+    options.forEach(function (o) { var opt = el("option", null, o); opt.value = o; add(input, opt); });
+    var preset = deref(schema);
+    if (p.required && own(preset, "default") && options.indexOf(String(preset["default"])) !== -1) input.value = String(preset["default"]);
+  } else {
+    input = el("input");
     input.type = "text";
-    input.name = p["in"] + ":" + p.name;
     input.autocomplete = "off";
+    input.spellcheck = false;
+    input.placeholder = typeLabel(schema);
     if (p["in"] === "path") {
-      var ex = example(get(p, "schema"), 0, []);
+      var ex = example(schema, 0, []);
       if (ex !== null && ex !== undefined) input.value = String(ex);
     }
-    input.placeholder = typeLabel(get(p, "schema"));
-    fields.push({ param: p, input: input });
-    add(form, add(row, label, input));
+  }
+  input.name = p["in"] + ":" + p.name;
+  return input;
+}
+
+function tryItForm(path, method, op, params) {
+  var node = el("form", "try");
+  node.setAttribute("data-operation", op.operationId || "");
+  add(node, el("h4", null, "Try it"));
+  var authLine = add(node, el("div", "try-auth")).lastChild;
+  var form = { path: path, method: method, op: op, fields: [], bodyArea: null, contentType: "" };
+  params.forEach(function (p) {
+    var where = p["in"];
+    if (where !== "path" && where !== "query" && where !== "header" && where !== "cookie") return;
+    var input = paramInput(p);
+    var note = where + (p.required ? ", required" : "") + " \u00b7 " + typeLabel(get(p, "schema"));
+    var label = add(el("span", "field-label", p.name), el("small", null, note));
+    if (where === "cookie") add(label, el("small", "warn", "A browser's fetch cannot send a cookie: used in the curl command only."));
+    form.fields.push({ param: p, input: input });
+    add(node, add(el("label", "field"), label, input));
   });
-  var bodyArea = null, contentType = "";
   var rb = deref(get(op, "requestBody"));
   var content = get(rb, "content");
   if (isObj(content) && Object.keys(content).length > 0 && method !== "get" && method !== "head") {
-    contentType = Object.keys(content)[0];
-    var schema = get(content[contentType], "schema");
-    bodyArea = el("textarea");
+    form.contentType = Object.keys(content)[0];
+    var schema = get(content[form.contentType], "schema");
+    var bodyArea = el("textarea");
     bodyArea.name = "body";
     bodyArea.spellcheck = false;
-    if (/json/i.test(contentType)) bodyArea.textContent = JSON.stringify(example(schema, 0, []), null, 2);
-    else if (/^text\//i.test(contentType)) bodyArea.textContent = "Hello";
-    add(form, add(el("label", "field"), add(el("span", "field-label", "Body"), el("small", null, contentType)), bodyArea));
+    if (/json/i.test(form.contentType)) bodyArea.textContent = JSON.stringify(example(schema, 0, []), null, 2);
+    else if (/^text\//i.test(form.contentType)) bodyArea.textContent = "Hello";
+    form.bodyArea = bodyArea;
+    add(node, add(el("label", "field"), add(el("span", "field-label", "Body"), el("small", null, form.contentType)), bodyArea));
   }
+  var curl = el("pre", "curl");
+  var copy = el("button", "plain copy", "Copy");
+  copy.type = "button";
+  var copyStatus = el("span", "copy-status muted");
+  add(node, add(el("div", "curl-box"), add(el("div", "curl-head"), el("span", "sub-label", "curl"), copy, copyStatus), curl));
   var button = el("button", "send", "Send");
   button.type = "submit";
   var out = el("div", "result");
   out.hidden = true;
-  add(form, add(el("div", "actions"), button), out);
-  form.addEventListener("submit", function (ev) {
+  add(node, add(el("div", "actions"), button), out);
+
+  var refresh = function () {
+    var req = buildRequest(form);
+    curl.textContent = curlCommand(req);
+    authLine.textContent = req.auth.note;
+    authLine.className = "try-auth" + (req.auth.warn ? " warn" : "");
+    copyStatus.textContent = "";
+  };
+  node.addEventListener("input", refresh);
+  node.addEventListener("change", refresh);
+  credentialListeners.push(refresh);
+  copy.addEventListener("click", function () { copyText(curl.textContent, curl, copyStatus); });
+  node.addEventListener("submit", function (ev) {
     ev.preventDefault();
-    send(method, path, fields, bodyArea, contentType, button, out);
+    refresh();
+    send(form, button, out);
   });
-  return form;
+  refresh();
+  return node;
 }
 
 function operationNode(path, method, op, pathItem) {
@@ -180,9 +436,12 @@ function operationNode(path, method, op, pathItem) {
   var body = el("div", "op-body");
   if (typeof op.description === "string") add(body, el("p", "op-desc", op.description));
   if (op.operationId) add(body, el("div", "meta-line", "operationId: " + op.operationId));
-  if (Array.isArray(op.security) && op.security.length > 0) {
-    var names = op.security.map(function (req) { return Object.keys(req || {}).join(" + ") || "none"; });
+  var security = operationSecurity(op);
+  if (security.length > 0) {
+    var names = security.map(function (req) { return (isObj(req) ? Object.keys(req) : []).join(" + ") || "anonymous"; });
     add(body, el("div", "meta-line", "Security: " + names.join(" or ")));
+  } else if (Array.isArray(get(op, "security"))) {
+    add(body, el("div", "meta-line", "Security: none"));
   }
   var params = [].concat(Array.isArray(pathItem.parameters) ? pathItem.parameters : [], Array.isArray(op.parameters) ? op.parameters : []).map(deref).filter(isObj);
   if (params.length > 0) add(body, el("h4", null, "Parameters"), paramRows(params));
@@ -226,6 +485,7 @@ function render(root) {
   raw.href = specUrl();
   add(header, add(badges, raw));
   if (typeof info.description === "string") add(header, el("p", "api-desc", info.description));
+  add(header, authorizePanel());
   var filter = el("input", "filter");
   filter.type = "search";
   filter.placeholder = "Filter operations by path, method or summary";

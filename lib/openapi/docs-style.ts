@@ -40,7 +40,7 @@ header.top h1 { margin: 0 0 6px; font-size: 26px; }
 .api-desc { color: var(--muted); white-space: pre-line; margin: 8px 0 0; }
 .filter { width: 100%; padding: 9px 12px; margin-top: 14px; font: inherit; color: var(--text);
   background: var(--panel); border: 1px solid var(--line); border-radius: 8px; }
-.filter:focus, input:focus, textarea:focus { outline: 2px solid var(--accent); outline-offset: 1px; }
+.filter:focus, input:focus, select:focus, textarea:focus, button:focus-visible { outline: 2px solid var(--accent); outline-offset: 1px; }
 section.tag-group { margin-top: 28px; }
 section.tag-group > h2 { font-size: 20px; margin: 0 0 4px; text-transform: none; }
 .tag-desc { color: var(--muted); margin: 0 0 10px; }
@@ -100,7 +100,7 @@ form.try h4 { margin-top: 0; }
 .field { display: grid; grid-template-columns: 200px minmax(0, 1fr); gap: 10px; align-items: center; margin: 6px 0; }
 .field-label { font-size: 14px; }
 .field-label small { color: var(--muted); display: block; font-size: 12px; }
-.field input, form.try textarea { width: 100%; padding: 6px 8px; font: inherit; font-size: 14px; color: var(--text);
+.field input, .field select, form.try textarea { width: 100%; padding: 6px 8px; font: inherit; font-size: 14px; color: var(--text);
   background: var(--panel); border: 1px solid var(--line); border-radius: 6px; }
 form.try textarea { min-height: 120px; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; resize: vertical; }
 .actions { display: flex; gap: 10px; align-items: center; margin-top: 10px; }
@@ -109,6 +109,29 @@ button.send:disabled { opacity: .6; cursor: progress; }
 .result { margin-top: 12px; }
 .result pre { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 10px; overflow: auto; max-height: 420px; font-size: 13px; margin: 6px 0; white-space: pre-wrap; word-break: break-word; }
 .error-box { color: var(--err); }
+details.authorize { margin-top: 14px; background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 0 14px; }
+details.authorize > summary { display: flex; align-items: center; gap: 10px; padding: 9px 0; cursor: pointer; list-style: none; }
+details.authorize > summary::-webkit-details-marker { display: none; }
+details.authorize > summary::before { content: "\25B8"; color: var(--muted); }
+details.authorize[open] > summary::before { content: "\25BE"; }
+details.authorize[open] { padding-bottom: 12px; }
+.authorize-title { font-weight: 600; }
+.auth-state { font-size: 12px; color: var(--muted); }
+.auth-state.on { color: var(--post); font-weight: 600; }
+.scheme { border-top: 1px solid var(--soft); padding: 10px 0 4px; }
+.scheme-head { display: flex; gap: 10px; align-items: center; flex-wrap: wrap; }
+.scheme-name { font-weight: 600; }
+.try-auth { font-size: 13px; color: var(--muted); margin: 0 0 8px; }
+.try-auth.warn { color: var(--warn); }
+.field-label small.warn { color: var(--warn); }
+.curl-box { margin-top: 12px; }
+.curl-head { display: flex; gap: 10px; align-items: center; }
+pre.curl { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 10px; margin: 6px 0 0; overflow: auto;
+  max-height: 240px; font-size: 13px; white-space: pre-wrap; word-break: break-all; }
+button.plain { font: inherit; font-size: 13px; color: var(--text); background: var(--panel); border: 1px solid var(--line);
+  border-radius: 6px; padding: 3px 12px; cursor: pointer; }
+button.plain:hover { background: var(--soft); }
+.copy-status { font-size: 12px; }
 .loading { color: var(--muted); }
 @media (max-width: 860px) {
   .layout { grid-template-columns: 1fr; }

@@ -3,7 +3,7 @@
 // unknown security scheme fails `listen()`, not the first visitor). An app that never imports
 // this entry carries no OpenAPI or docs-page code.
 import type { App } from "../core/app.js";
-import { DEFAULT_DOCS_PATH, docsRoutes } from "./docs-routes.js";
+import { appDocumentOptions, DEFAULT_DOCS_PATH, docsRoutes } from "./docs-routes.js";
 import { buildOpenApiDocument } from "./document.js";
 import type { DocsOptions, OpenApiDocument } from "./types.js";
 
@@ -15,11 +15,11 @@ export function docs(path: string = DEFAULT_DOCS_PATH, options: Omit<DocsOptions
   return (app) => {
     mounted.set(app, options);
     app.routes(docsRoutes(app, { ...options, path }));
-    app.onListen((started) => void buildOpenApiDocument(started.routeTable(), options));
+    app.onListen((started) => void buildOpenApiDocument(started.routeTable(), appDocumentOptions(started, options)));
   };
 }
 
 /** The OpenAPI document for `app`'s current route table (by default with the options its docs were mounted with). */
-export function openApiDocument(app: Pick<App, "routeTable">, options: Omit<DocsOptions, "path"> = mounted.get(app) ?? {}): OpenApiDocument {
-  return buildOpenApiDocument(app.routeTable(), options);
+export function openApiDocument(app: Pick<App, "routeTable"> & Partial<Pick<App, "layerTable" | "runtime">>, options: Omit<DocsOptions, "path"> = mounted.get(app) ?? {}): OpenApiDocument {
+  return buildOpenApiDocument(app.routeTable(), appDocumentOptions(app, options));
 }

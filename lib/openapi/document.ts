@@ -1,17 +1,18 @@
 // buildOpenApiDocument: the route table -> an OpenAPI 3.1 document (pure; no I/O, no caching).
 import type { RouteDefinition } from "../core/route.js";
-import { normalizePattern } from "../router/index.js";
+import { DEFAULT_MAX_PARAM_LENGTH, normalizePattern } from "../router/index.js";
 import { errorComponents } from "./error-schemas.js";
-import { buildOperation } from "./operation.js";
+import { buildOperation, describedLayers, type OperationContext } from "./operation.js";
 import { assignOperationIds } from "./operation-id.js";
 import { toOpenApiPath, type PathTemplate } from "./path-params.js";
 import { checkRefIntegrity } from "./ref-integrity.js";
 import { SchemaCollector } from "./schema-collector.js";
-import type { OpenApiDocument, OpenApiMethod, OpenApiOptions, OpenApiPathItem, OpenApiTag } from "./types.js";
+import type { OpenApiDocument, OpenApiMethod, OpenApiOperation, OpenApiOptions, OpenApiPathItem, OpenApiTag } from "./types.js";
 
 export const OPENAPI_VERSION = "3.1.0";
 export const DEFAULT_API_TITLE = "keel API";
 export const DEFAULT_API_VERSION = "0.1.0";
+
 
 /** Methods a 3.1 Path Item can hold; routes with other method tokens are left out. */
 const METHODS = new Set<string>(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
@@ -49,8 +50,15 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], options
 
   const paths: Record<string, OpenApiPathItem> = {};
   const tagNames = new Set<string>();
+  const context: OperationContext = {
+    globalLayers: describedLayers(options.layers ?? []),
+    maxParamLength: options.maxParamLength ?? DEFAULT_MAX_PARAM_LENGTH,
+    securitySchemes: new Map(),
+  };
+  const operations: OpenApiOperation[] = [];
   planned.forEach((p, i) => {
-    const op = buildOperation(p.def, p.pattern, p.template, ids[i]!, schemas);
+    const op = buildOperation(p.def, p.pattern, p.template, ids[i]!, schemas, context);
+    operations.push(op);
     for (const tag of op.tags ?? []) tagNames.add(tag);
     const item = paths[p.template.path] ?? (paths[p.template.path] = {});
     item[p.method] = op;
@@ -59,8 +67,11 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], options
   const info: OpenApiDocument["info"] = { title: options.title ?? DEFAULT_API_TITLE, version: options.version ?? DEFAULT_API_VERSION };
   if (options.description !== undefined) info.description = options.description;
   const components: OpenApiDocument["components"] = { schemas: schemas.components };
-  if (options.securitySchemes !== undefined && Object.keys(options.securitySchemes).length > 0) {
-    components.securitySchemes = { ...options.securitySchemes };
+  const securitySchemes = { ...Object.fromEntries(context.securitySchemes), ...options.securitySchemes };
+  if (Object.keys(securitySchemes).length > 0) {
+    components.securitySchemes = securitySchemes;
+    // With schemes in the document, an operation that needs none says so (`security: []`).
+    for (const op of operations) op.security ??= [];
   }
   const descriptions = options.tagDescriptions ?? {};
   const tags: OpenApiTag[] = [...tagNames].sort().map((name) => {
@@ -70,7 +81,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], options
   const doc: OpenApiDocument = {
     openapi: OPENAPI_VERSION,
     info,
-    ...(options.servers !== undefined && options.servers.length > 0 ? { servers: options.servers.map((s) => ({ ...s })) } : {}),
+    servers: options.servers !== undefined && options.servers.length > 0 ? options.servers.map((s) => ({ ...s })) : [{ url: "/" }],
     paths,
     components,
     ...(tags.length > 0 ? { tags } : {}),

@@ -5,7 +5,7 @@ export { docs, openApiDocument } from "./docs.js";
 export { checkRefIntegrity, findDanglingRefs } from "./ref-integrity.js";
 export { inferPathParamSchema, paramOverrideSchema } from "./path-params.js";
 export { deriveOperationId } from "./operation-id.js";
-export { DOCS_CSP } from "./docs-page.js";
+export { DOCS_CSP, DOCS_PAGE_HEADERS, renderDocsPage } from "./docs-page.js";
 export type {
   DocsOptions,
   OpenApiComponents,

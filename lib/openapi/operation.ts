@@ -1,9 +1,11 @@
-// One route -> one OpenAPI Operation: parameters (path, query, header, cookie), request body,
-// responses (declared ones plus the uniform error body for what the extractors can reject).
-import type { ResponseDoc, RouteDefinition } from "../core/route.js";
+// One route -> one OpenAPI Operation: parameters (path, query, header, cookie, and those layers
+// read), request body, responses (declared ones, plus the uniform error body for every status the
+// extractors, the router and the layers around the route can answer with), security.
+import type { Layer, ResponseDoc, ResponseValue, RouteDefinition } from "../core/route.js";
 import type { OpenApiParameterDoc } from "../core/extractor.js";
-import { refTarget } from "../schema/builder.js";
-import { schemaName, type JsonSchema } from "../schema/index.js";
+import { layerDoc, type LayerDoc } from "../core/layer-doc.js";
+import { isResponseDoc } from "../core/response-contract.js";
+import type { JsonSchema } from "../schema/index.js";
 import { errorResponse, statusDescription } from "./error-schemas.js";
 import { inferPathParamSchema, paramOverrideSchema, type PathTemplate } from "./path-params.js";
 import type { SchemaCollector } from "./schema-collector.js";
@@ -14,24 +16,49 @@ import type { OpenApiOperation, OpenApiParameter, OpenApiRequestBody, OpenApiRes
 const PROBE_PATHS = new Set(["/live", "/ready", "/health"]);
 /** Statuses whose responses never carry content. */
 const NO_CONTENT = new Set([204, 205, 304]);
-const RESPONSE_DOC_KEYS = new Set(["description", "schema", "contentType"]);
 
 function isObject(v: unknown): v is { readonly [k: string]: unknown } {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** `{ description?, schema?, contentType? }` rather than a schema (which has keywords like `type`). */
-function isResponseDoc(v: JsonSchema | ResponseDoc): v is ResponseDoc {
-  if (!isObject(v) || schemaName(v) !== undefined || refTarget(v) !== undefined) return false;
-  const keys = Object.keys(v);
-  return keys.length > 0 && keys.every((k) => RESPONSE_DOC_KEYS.has(k));
+/** What the app around the routes contributes to every operation. */
+export interface OperationContext {
+  /** The descriptions of the app's global layers (outermost first). */
+  readonly globalLayers: readonly LayerDoc[];
+  /** The router's longest path parameter (a longer one is a 400). */
+  readonly maxParamLength: number;
+  /** Security schemes met while building (from extractors and layers), by name. */
+  readonly securitySchemes: Map<string, Readonly<Record<string, unknown>>>;
+}
+
+/** The layer descriptions that apply to `def` (global ones first, then the route's own), for its method. */
+function layerDocs(def: RouteDefinition, context: OperationContext): LayerDoc[] {
+  const out: LayerDoc[] = [];
+  const method = def.method.toUpperCase();
+  const add = (doc: LayerDoc | undefined): void => {
+    if (doc === undefined || (doc.methods !== undefined && !doc.methods.includes(method))) return;
+    out.push(doc);
+  };
+  for (const doc of context.globalLayers) add(doc);
+  for (const layer of def.meta.layers ?? []) add(layerDoc(layer));
+  return out;
+}
+
+/** The descriptions of `layers` (those that have one). */
+export function describedLayers(layers: readonly Layer[]): LayerDoc[] {
+  const out: LayerDoc[] = [];
+  for (const l of layers) {
+    const doc = layerDoc(l);
+    if (doc !== undefined) out.push(doc);
+  }
+  return out;
 }
 
 function paramKey(location: string, name: string): string {
   return location + ":" + (location === "header" ? name.toLowerCase() : name);
 }
 
-function pathParameters(def: RouteDefinition, template: PathTemplate, docs: readonly OpenApiParameterDoc[], schemas: SchemaCollector): OpenApiParameter[] {
+function pathParameters(def: RouteDefinition, template: PathTemplate, docs: readonly OpenApiParameterDoc[], schemas: SchemaCollector, maxLength: number): OpenApiParameter[] {
   return template.params.map((p) => {
     const override = def.meta.params?.[p.routeName] ?? def.meta.params?.[p.name];
     const fromExtractor = docs.find((d) => d.in === "path" && (d.name === p.routeName || d.name === p.name));
@@ -39,6 +66,8 @@ function pathParameters(def: RouteDefinition, template: PathTemplate, docs: read
     if (override !== undefined) schema = paramOverrideSchema(override);
     else if (fromExtractor?.schema !== undefined) schema = schemas.convert(fromExtractor.schema);
     else schema = inferPathParamSchema(p.name);
+    // The router answers 400 to a longer value: say so where the value is a plain string.
+    if (!p.wildcard && isObject(schema) && schema["type"] === "string" && schema["maxLength"] === undefined) schema = { ...schema, maxLength };
     const param: OpenApiParameter = { name: p.name, in: "path", required: true, schema };
     const description = fromExtractor?.description ?? (p.wildcard ? 'The rest of the path; may contain "/".' : undefined);
     if (description !== undefined) param.description = description;
@@ -61,9 +90,9 @@ function queryParameters(querySchema: JsonSchema, schemas: SchemaCollector): Ope
   });
 }
 
-function parameters(def: RouteDefinition, template: PathTemplate, schemas: SchemaCollector): OpenApiParameter[] {
+function parameters(def: RouteDefinition, template: PathTemplate, schemas: SchemaCollector, layers: readonly LayerDoc[], maxParamLength: number): OpenApiParameter[] {
   const docs = def.extractors.flatMap((e) => e.doc.parameters ?? []);
-  const out = pathParameters(def, template, docs, schemas);
+  const out = pathParameters(def, template, docs, schemas, maxParamLength);
   const seen = new Set(out.map((p) => paramKey(p.in, p.name)));
   const add = (p: OpenApiParameter): void => {
     const key = paramKey(p.in, p.name);
@@ -81,6 +110,14 @@ function parameters(def: RouteDefinition, template: PathTemplate, schemas: Schem
         required: d.required,
         schema: d.schema === undefined ? { type: "string" } : schemas.convert(d.schema),
       };
+      if (d.description !== undefined) p.description = d.description;
+      add(p);
+    }
+  }
+  for (const layer of layers) {
+    for (const d of layer.parameters ?? []) {
+      if (d.in === "path") continue;
+      const p: OpenApiParameter = { name: d.in === "header" ? d.name.toLowerCase() : d.name, in: d.in, required: d.required, schema: d.schema ?? { type: "string" } };
       if (d.description !== undefined) p.description = d.description;
       add(p);
     }
@@ -108,8 +145,11 @@ const NEGOTIATION_HEADERS: NonNullable<OpenApiResponse["headers"]> = {
   "x-token-savings": { description: "Percent of tokens TOON saves over JSON (negative when larger)", schema: { type: "integer" } },
 };
 
-function declaredResponse(status: number, value: JsonSchema | ResponseDoc, schemas: SchemaCollector, negotiated: boolean): OpenApiResponse {
+function declaredResponse(status: number, value: ResponseValue, schemas: SchemaCollector, negotiated: boolean): OpenApiResponse {
+  // A description alone: an error status has the uniform error body, any other none.
+  if (typeof value === "string") return status >= 400 ? { ...errorResponse(status), description: value } : { description: value };
   const doc: ResponseDoc = isResponseDoc(value) ? value : { schema: value };
+  if (doc.schema === undefined && status >= 400) return { ...errorResponse(status), ...(doc.description === undefined ? {} : { description: doc.description }) };
   const response: OpenApiResponse = { description: doc.description ?? statusDescription(String(status)) };
   if (doc.schema !== undefined && !NO_CONTENT.has(status) && status >= 200) {
     const schema = schemas.convert(doc.schema);
@@ -125,7 +165,10 @@ function declaredResponse(status: number, value: JsonSchema | ResponseDoc, schem
   return response;
 }
 
-function responses(def: RouteDefinition, schemas: SchemaCollector): Record<string, OpenApiResponse> {
+/** Statuses a body extractor can answer with: malformed (400), too large (413), wrong media type (415). */
+const BODY_STATUSES = [400, 413, 415];
+
+function responses(def: RouteDefinition, template: PathTemplate, schemas: SchemaCollector, layers: readonly LayerDoc[]): Record<string, OpenApiResponse> {
   const byStatus = new Map<number, OpenApiResponse>();
   const declared = def.meta.responses ?? {};
   const negotiated = isNegotiatedRoute(def.meta);
@@ -136,9 +179,30 @@ function responses(def: RouteDefinition, schemas: SchemaCollector): Record<strin
     byStatus.set(status, declaredResponse(status, value, schemas, negotiated));
   }
   const errorStatuses = new Set(def.extractors.flatMap((e) => e.doc.errorStatuses ?? []));
+  if (def.extractors.some((e) => e.doc.body !== undefined)) for (const s of BODY_STATUSES) errorStatuses.add(s);
+  // A path parameter that is badly percent-encoded or longer than the router allows: 400.
+  if (template.params.length > 0) errorStatuses.add(400);
   if (negotiated) errorStatuses.add(406);
   for (const status of errorStatuses) if (!byStatus.has(status)) byStatus.set(status, errorResponse(status));
-  if (![...byStatus.keys()].some((s) => s < 400)) byStatus.set(200, { description: statusDescription("200") });
+  // What the layers around the route answer themselves, with the headers those answers carry.
+  for (const layer of layers) {
+    for (const key of Object.keys(layer.responses ?? {})) {
+      const status = Number(key);
+      const doc = layer.responses![status]!;
+      const known = byStatus.get(status);
+      const response: OpenApiResponse = known ?? { ...errorResponse(status), ...(doc.description === undefined ? {} : { description: doc.description }) };
+      if (doc.headers !== undefined) response.headers = { ...response.headers, ...doc.headers };
+      byStatus.set(status, response);
+    }
+  }
+  // A route that declares no responses answers 200 (its handler's value); one that declares only
+  // error statuses (it always fails) does not.
+  if (def.meta.responses === undefined && ![...byStatus.keys()].some((s) => s < 400)) byStatus.set(200, { description: statusDescription("200") });
+  // Headers a layer puts on every answer (RateLimit-*).
+  for (const layer of layers) {
+    if (layer.headers === undefined) continue;
+    for (const [status, response] of byStatus) byStatus.set(status, { ...response, headers: { ...response.headers, ...layer.headers } });
+  }
   const out: Record<string, OpenApiResponse> = {};
   for (const status of [...byStatus.keys()].sort((a, b) => a - b)) out[String(status)] = byStatus.get(status)!;
   return out;
@@ -153,18 +217,38 @@ function tags(def: RouteDefinition, pattern: string): string[] {
   return list;
 }
 
-/** Security requirement names the route's extractors declare, in first-seen order. */
-export function securityNames(def: RouteDefinition): string[] {
+/** Security requirement names the route's extractors and layers declare, in first-seen order. */
+export function securityNames(def: RouteDefinition, layers: readonly LayerDoc[] = []): string[] {
   const names: string[] = [];
   for (const e of def.extractors) for (const n of e.doc.security ?? []) if (!names.includes(n)) names.push(n);
+  for (const l of layers) for (const n of l.security ?? []) if (!names.includes(n)) names.push(n);
   return names;
 }
 
-export function buildOperation(def: RouteDefinition, pattern: string, template: PathTemplate, operationId: string, schemas: SchemaCollector): OpenApiOperation {
+/** Note the schemes the route's extractors and layers register (the first registration of a name wins). */
+function collectSchemes(def: RouteDefinition, layers: readonly LayerDoc[], into: Map<string, Readonly<Record<string, unknown>>>): void {
+  const add = (schemes: Readonly<Record<string, Readonly<Record<string, unknown>>>> | undefined): void => {
+    if (schemes === undefined) return;
+    for (const name of Object.keys(schemes)) if (!into.has(name)) into.set(name, schemes[name]!);
+  };
+  for (const e of def.extractors) add(e.doc.securitySchemes);
+  for (const l of layers) add(l.securitySchemes);
+}
+
+export function buildOperation(
+  def: RouteDefinition,
+  pattern: string,
+  template: PathTemplate,
+  operationId: string,
+  schemas: SchemaCollector,
+  context: OperationContext = { globalLayers: [], maxParamLength: 100, securitySchemes: new Map() },
+): OpenApiOperation {
+  const layers = layerDocs(def, context);
+  collectSchemes(def, layers, context.securitySchemes);
   const tagList = tags(def, pattern);
-  const params = parameters(def, template, schemas);
+  const params = parameters(def, template, schemas, layers, context.maxParamLength);
   const body = requestBody(def, schemas);
-  const security = securityNames(def);
+  const security = securityNames(def, layers);
   const meta = def.meta;
   // Spread in the order the keys read best in the JSON.
   const op: OpenApiOperation = {
@@ -175,7 +259,7 @@ export function buildOperation(def: RouteDefinition, pattern: string, template: 
     ...(meta.deprecated === true ? { deprecated: true } : {}),
     ...(params.length > 0 ? { parameters: params } : {}),
     ...(body !== undefined ? { requestBody: body } : {}),
-    responses: responses(def, schemas),
+    responses: responses(def, template, schemas, layers),
     // Each name is one alternative: any one of the listed schemes satisfies the operation.
     ...(security.length > 0 ? { security: security.map((name) => ({ [name]: [] })) } : {}),
   };

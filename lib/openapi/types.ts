@@ -1,5 +1,6 @@
 // Types of the OpenAPI 3.1 document keel generates, and the options that shape it.
 import type { JsonSchema } from "../schema/index.js";
+import type { Layer } from "../core/route.js";
 
 export interface OpenApiServer {
   url: string;
@@ -93,13 +94,21 @@ export interface OpenApiOptions {
   version?: string;
   /** info.description. */
   description?: string;
+  /** Default `[{ url: "/" }]`: the document's own origin. */
   servers?: readonly OpenApiServer[];
-  /** components.securitySchemes, referenced by extractors whose doc lists `security` names. */
+  /**
+   * components.securitySchemes. Auth extractors and layers register the schemes they name
+   * (`bearerAuth`, `apiKeyAuth`); an entry here adds one or replaces theirs.
+   */
   securitySchemes?: Readonly<Record<string, OpenApiSecurityScheme>>;
   /** Descriptions for the top-level tag list, by tag name. */
   tagDescriptions?: Readonly<Record<string, string>>;
   /** Extra named schemas for `t.ref("Name")` references to schemas no route mentions directly. */
   schemas?: Readonly<Record<string, JsonSchema>>;
+  /** The app's global layers: what they answer and read is added to every operation (docs() passes them). */
+  layers?: readonly Layer[];
+  /** The router's longest path parameter (default 100; docs() passes the app's). */
+  maxParamLength?: number;
 }
 
 export interface DocsOptions extends OpenApiOptions {

@@ -110,6 +110,12 @@ describe("guards", () => {
   });
 
   it("documents itself for OpenAPI", () => {
-    assert.deepEqual(requireRole("admin").doc, { security: ["bearerAuth"], errorStatuses: [401, 403] });
+    assert.deepEqual(requireRole("admin").doc, {
+      security: ["bearerAuth"],
+      errorStatuses: [401, 403],
+      securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT" } },
+    });
+    // A custom security name is the application's to register.
+    assert.deepEqual(requireRole("admin", { security: ["oidc"] }).doc, { security: ["oidc"], errorStatuses: [401, 403] });
   });
 });

@@ -2,13 +2,14 @@
 // Chromium (no npm dependency; skipped visibly where it is not installed) renders the operations of
 // the sample service from openapi.json under that CSP.
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import { describe, it } from "node:test";
 import { dumpDom, findChromium } from "../support/chromium.js";
+import { withBrowser, type CdpPage } from "../support/cdp.js";
 import { Script } from "node:vm";
-import { route, silentLogger } from "../../lib/index.js";
-import { docsRoutes } from "../../lib/openapi/index.js";
-import { createSampleApp } from "../../lib/sample/index.js";
+import { App, Reply, context, cookie, header, html, query, route, silentLogger, t } from "../../lib/index.js";
+import { DOCS_PAGE_HEADERS, docsRoutes, renderDocsPage } from "../../lib/openapi/index.js";
+import { DEV_JWT_SECRET, createSampleApp } from "../../lib/sample/index.js";
 
 const HOSTILE = `<img src=x onerror="document.title='pwned'">`;
 
@@ -110,6 +111,258 @@ describe("docs UI in headless Chromium", () => {
       const dom = await dumpDom(chromium!, `${server.url}/docs`);
       assert.match(dom, /Loading the API description/, "the static page was loaded");
       assert.doesNotMatch(dom, /data-ready=/, "the blocked script rendered nothing");
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+
+// ---- Driving the page over the Chrome DevTools Protocol: Authorize, header/cookie/enum inputs, curl.
+
+/** An HS256 token the sample's development secret verifies (the sample has no login route). */
+function sampleJwt(claims: Record<string, unknown>): string {
+  const part = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
+  const input = `${part({ alg: "HS256", typ: "JWT" })}.${part({ exp: Math.floor(Date.now() / 1000) + 600, ...claims })}`;
+  return `${input}.${createHmac("sha256", DEV_JWT_SECRET).update(input).digest("base64url")}`;
+}
+
+/** The sample with docs, plus routes declaring a header, a boolean and an enum query parameter, and a cookie. */
+function sampleWithTryItRoutes() {
+  return sampleWithDocs().routes(
+    route.get(
+      "/try/trace",
+      { tag: "zz-try", summary: "Echo a trace header" },
+      [header("x-trace"), query(t.object({ verbose: t.optional(t.boolean()), level: t.enum(["low", "high"]) }))],
+      (trace, q) => `${trace}|${String(q.verbose)}|${q.level}`,
+    ),
+    route.get("/try/cookie", { tag: "zz-try", summary: "Needs a cookie" }, [cookie("sid")], (sid) => sid),
+  );
+}
+
+async function operationIdOf(app: ReturnType<typeof sampleWithDocs>, path: string, method: string): Promise<string> {
+  const r = await app.inject({ url: "/docs/openapi.json" });
+  assert.equal(r.status, 200, `the sample's OpenAPI document builds: ${r.body.slice(0, 300)}`);
+  const doc = JSON.parse(r.body) as { paths: Record<string, Record<string, { operationId: string }>> };
+  const id = doc.paths[path]?.[method]?.operationId;
+  assert.ok(id, `the document has ${method} ${path}`);
+  return id;
+}
+
+async function openDocs(page: CdpPage, url: string, path = "/docs"): Promise<void> {
+  await page.navigate(url + path);
+  const ready = await page.waitFor<string>(`document.body && document.body.getAttribute("data-ready")`, 15_000, "the docs page to render");
+  assert.equal(ready, "true", `the page rendered (logs: ${page.logText()})`);
+}
+
+/** Opens an operation, submits its try-it form, and returns the displayed response status. */
+async function sendTryIt(page: CdpPage, form: string): Promise<string> {
+  await page.evaluate(`document.querySelector(${JSON.stringify(form)}).closest("details").open = true`);
+  await page.click(`${form} button.send`);
+  const status = await page.waitFor<string>(
+    `(() => { const s = document.querySelector(${JSON.stringify(form + " .result")}).getAttribute("data-status"); return s !== "pending" && s; })()`,
+    15_000,
+    `the response of ${form}`,
+  );
+  const shown = await page.evaluate<string>(`(document.querySelector(${JSON.stringify(form + " .result .status")}) || {}).textContent || ""`);
+  assert.equal(shown, status, "the status shown is the one received");
+  return status;
+}
+
+const text = (page: CdpPage, selector: string) => page.evaluate<string | null>(`(() => { const e = document.querySelector(${JSON.stringify(selector)}); return e ? e.textContent : null; })()`);
+
+function assertNoCspViolation(page: CdpPage): void {
+  assert.ok(!/Content Security Policy|Refused to/i.test(page.logText()), `no CSP violation:\n${page.logText()}`);
+}
+
+/**
+ * The docs page over a hand-written document: every kind of scheme the panel fills in, a top-level
+ * requirement, alternatives, and `security: []`. Each operation echoes what credentials arrived.
+ */
+function handWrittenDocsApp() {
+  const ok = { "200": { description: "What arrived" } };
+  const doc = {
+    openapi: "3.1.0",
+    info: { title: "Hand-written", version: "1" },
+    security: [{ keyHeader: [] }],
+    paths: {
+      "/echo/default": { get: { operationId: "echoDefault", responses: ok } },
+      "/echo/either": { get: { operationId: "echoEither", security: [{ basicAuth: [] }, { keyQuery: [], keyCookie: [] }], responses: ok } },
+      "/echo/open": { get: { operationId: "echoOpen", security: [], responses: ok } },
+    },
+    components: {
+      schemas: {},
+      securitySchemes: {
+        basicAuth: { type: "http", scheme: "basic" },
+        keyHeader: { type: "apiKey", in: "header", name: "x-api-key" },
+        keyQuery: { type: "apiKey", in: "query", name: "api_key" },
+        keyCookie: { type: "apiKey", in: "cookie", name: "k" },
+      },
+    },
+  };
+  const echo = (path: string) =>
+    route.get(path, { hidden: true }, [context()], (ctx) => ({
+      authorization: ctx.header("authorization") ?? null,
+      key: ctx.header("x-api-key") ?? null,
+      query: ctx.query["api_key"] ?? null,
+    }));
+  return new App({ logger: silentLogger }).routes(
+    route.get("/hand", { hidden: true }, [], () => html(renderDocsPage("Hand-written"), 200, DOCS_PAGE_HEADERS)),
+    route.get("/hand/openapi.json", { hidden: true }, [], () => new Reply(200, JSON.stringify(doc), { "content-type": "application/json" })),
+    echo("/echo/default"),
+    echo("/echo/either"),
+    echo("/echo/open"),
+  );
+}
+
+describe("docs UI driven over the DevTools protocol", () => {
+  const chromium = findChromium();
+  const skip = chromium === undefined ? "chromium not installed" : false;
+
+  it("Authorize: GET /api/v1/me answers 401 without a token and 200 with the one entered; curl shows it", { skip, timeout: 90_000 }, async () => {
+    const app = sampleWithDocs();
+    const token = sampleJwt({ sub: "docs-ui-user", role: "tester" });
+    // The token is valid for the sample (independently of the page).
+    assert.equal((await app.inject({ url: "/api/v1/me", headers: { authorization: `Bearer ${token}` } })).status, 200);
+    const form = `form.try[data-operation="${await operationIdOf(app, "/api/v1/me", "get")}"]`;
+    const server = await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      await withBrowser(chromium!, async (browser) => {
+        const page = await browser.newPage();
+        await openDocs(page, server.url);
+        // The panel lists the document's scheme; nothing is set yet.
+        assert.equal(await text(page, `details.authorize [data-scheme="bearerAuth"] .scheme-name`), "bearerAuth");
+        assert.equal(await text(page, "details.authorize .auth-state"), "0 of 1 set");
+        assert.match((await text(page, `${form} .try-auth`)) ?? "", /Not authorized: this operation needs bearerAuth/);
+        assert.doesNotMatch((await text(page, `${form} pre.curl`)) ?? "", /authorization/i);
+
+        assert.equal(await sendTryIt(page, form), "401", "anonymous request");
+
+        await page.click("details.authorize > summary");
+        await page.type(`input[name="auth:bearerAuth:token"]`, token);
+        assert.equal(await text(page, "details.authorize .auth-state"), "1 of 1 set");
+        assert.match((await text(page, `${form} .try-auth`)) ?? "", /Sends the credentials of bearerAuth/);
+        const curl = (await text(page, `${form} pre.curl`)) ?? "";
+        assert.ok(curl.startsWith("curl "), curl);
+        assert.ok(curl.includes(`'${server.url}/api/v1/me'`), `curl has the full URL:\n${curl}`);
+        assert.ok(curl.includes(`-H 'authorization: Bearer ${token}'`), `curl has the authorization header:\n${curl}`);
+
+        assert.equal(await sendTryIt(page, form), "200", "authorized request");
+        assert.match((await text(page, `${form} .result pre.resp-body`)) ?? "", /"sub": "docs-ui-user"/);
+
+        // Nothing was persisted: a reload forgets the token.
+        assert.equal(await page.evaluate("localStorage.length + sessionStorage.length"), 0);
+        await openDocs(page, server.url);
+        assert.equal(await text(page, "details.authorize .auth-state"), "0 of 1 set");
+        assert.equal(await sendTryIt(page, form), "401", "after a reload the token is gone");
+        assertNoCspViolation(page);
+      }, { timeoutMs: 80_000 });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("header, boolean and enum parameters get inputs and selects; the curl command quotes them for a shell", { skip, timeout: 90_000 }, async () => {
+    const app = sampleWithTryItRoutes();
+    const form = `form.try[data-operation="${await operationIdOf(app, "/try/trace", "get")}"]`;
+    const cookieForm = `form.try[data-operation="${await operationIdOf(app, "/try/cookie", "get")}"]`;
+    const server = await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      await withBrowser(chromium!, async (browser) => {
+        const page = await browser.newPage();
+        await openDocs(page, server.url);
+        const shape = await page.evaluate<Record<string, unknown>>(`(() => {
+          const f = document.querySelector(${JSON.stringify(form)});
+          const opts = (s) => s ? Array.from(s.options).map((o) => [o.value, o.textContent]) : null;
+          const h = f.querySelector('[name="header:x-trace"]'), v = f.querySelector('[name="query:verbose"]'), l = f.querySelector('[name="query:level"]');
+          return { header: h && h.tagName + ":" + h.type, verbose: v && v.tagName, verboseOptions: opts(v), level: l && l.tagName, levelOptions: opts(l), levelValue: l && l.value };
+        })()`);
+        assert.deepEqual(shape, {
+          header: "INPUT:text",
+          verbose: "SELECT",
+          verboseOptions: [["", "\u2014"], ["true", "true"], ["false", "false"]],
+          level: "SELECT",
+          levelOptions: [["low", "low"], ["high", "high"]],
+          levelValue: "low",
+        });
+        // The tenant header of the sample's /echo-text keeps its input too.
+        assert.equal(await page.evaluate(`!!document.querySelector('input[name="header:x-tenant-id"]')`), true);
+
+        await page.evaluate(`document.querySelector(${JSON.stringify(form)}).closest("details").open = true`);
+        await page.type(`${form} [name="header:x-trace"]`, "it's a trace");
+        await page.evaluate(`(() => {
+          const set = (name, value) => { const s = document.querySelector(${JSON.stringify(form)} + ' [name="' + name + '"]'); s.value = value; s.dispatchEvent(new Event("change", { bubbles: true })); };
+          set("query:verbose", "true");
+          set("query:level", "high");
+        })()`);
+        const curl = (await text(page, `${form} pre.curl`)) ?? "";
+        assert.ok(curl.includes(`'${server.url}/try/trace?verbose=true&level=high'`), `curl has the URL with the query:\n${curl}`);
+        assert.ok(curl.includes(`-H 'x-trace: it'\\''s a trace'`), `curl quotes the header for a shell:\n${curl}`);
+        assert.equal(await sendTryIt(page, form), "200");
+        assert.equal(await text(page, `${form} .result pre.resp-body`), JSON.stringify("it's a trace|true|high"), "the header and the selects' values were sent");
+
+        // A cookie parameter is shown, explained, and only used in the curl command.
+        assert.match((await text(page, `${cookieForm} label.field`)) ?? "", /cannot send a cookie/);
+        await page.evaluate(`document.querySelector(${JSON.stringify(cookieForm)}).closest("details").open = true`);
+        await page.type(`${cookieForm} [name="cookie:sid"]`, "abc");
+        assert.match((await text(page, `${cookieForm} pre.curl`)) ?? "", /-b 'sid=abc'/);
+        // The hostile summary is still inert text.
+        assert.equal(await page.evaluate("document.title.includes('pwned') || !!document.querySelector('img')"), false);
+        assertNoCspViolation(page);
+      }, { timeoutMs: 80_000 });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("Authorize fills basic and API-key schemes; try-it picks the requirement that applies (top-level, alternatives, security: [])", { skip, timeout: 90_000 }, async () => {
+    const server = await handWrittenDocsApp().listen({ port: 0, host: "127.0.0.1" });
+    const form = (id: string) => `form.try[data-operation="${id}"]`;
+    const body = async (page: CdpPage, id: string) => JSON.parse((await text(page, `${form(id)} .result pre.resp-body`)) ?? "null") as Record<string, unknown>;
+    const setAuth = (page: CdpPage, name: string, value: string) =>
+      page.evaluate(`(() => { const i = document.querySelector('input[name="${name}"]'); i.value = ${JSON.stringify(value)}; i.dispatchEvent(new Event("input")); })()`);
+    try {
+      await withBrowser(chromium!, async (browser) => {
+        const page = await browser.newPage();
+        await openDocs(page, server.url, "/hand");
+        assert.deepEqual(
+          await page.evaluate(`Array.from(document.querySelectorAll("details.authorize [data-scheme]"), (e) => e.getAttribute("data-scheme") + ":" + Array.from(e.querySelectorAll("input"), (i) => i.name.split(":")[2] + "/" + i.type).join(","))`),
+          ["basicAuth:user/text,password/password", "keyHeader:key/text", "keyQuery:key/text", "keyCookie:key/text"],
+        );
+        assert.match((await text(page, `[data-scheme="keyCookie"]`)) ?? "", /cannot set a cookie/);
+        assert.match((await text(page, `${form("echoDefault")} .try-auth`)) ?? "", /needs keyHeader\./, "the document's requirement applies");
+        assert.match((await text(page, `${form("echoEither")} .try-auth`)) ?? "", /needs basicAuth or keyQuery \+ keyCookie/);
+        assert.match((await text(page, `${form("echoOpen")} .try-auth`)) ?? "", /requires none/);
+
+        await setAuth(page, "auth:keyHeader:key", "K1");
+        await setAuth(page, "auth:basicAuth:user", "\u00e5lice");
+        await setAuth(page, "auth:basicAuth:password", "p:w'd");
+        await setAuth(page, "auth:keyQuery:key", "Q 1");
+        await setAuth(page, "auth:keyCookie:key", "C1");
+        assert.equal(await text(page, "details.authorize .auth-state"), "4 of 4 set");
+
+        assert.equal(await sendTryIt(page, form("echoDefault")), "200");
+        assert.deepEqual(await body(page, "echoDefault"), { authorization: null, key: "K1", query: null });
+        assert.match((await text(page, `${form("echoDefault")} pre.curl`)) ?? "", /-H 'x-api-key: K1'/);
+
+        const basic = `Basic ${Buffer.from("\u00e5lice:p:w'd", "utf8").toString("base64")}`;
+        assert.equal(await sendTryIt(page, form("echoEither")), "200");
+        assert.deepEqual(await body(page, "echoEither"), { authorization: basic, key: null, query: null }, "the first satisfied alternative (UTF-8 basic)");
+
+        await setAuth(page, "auth:basicAuth:user", "");
+        await setAuth(page, "auth:basicAuth:password", "");
+        assert.equal(await sendTryIt(page, form("echoEither")), "200");
+        assert.deepEqual(await body(page, "echoEither"), { authorization: null, key: null, query: "Q 1" }, "the next alternative: query key (the cookie cannot be set)");
+        const curl = (await text(page, `${form("echoEither")} pre.curl`)) ?? "";
+        assert.ok(curl.includes(`'${server.url}/echo/either?api_key=Q+1'`), curl);
+        assert.ok(curl.includes(`-b 'k=C1'`), curl);
+        assert.match((await text(page, `${form("echoEither")} .try-auth`)) ?? "", /only in the curl command/);
+
+        assert.equal(await sendTryIt(page, form("echoOpen")), "200");
+        assert.deepEqual(await body(page, "echoOpen"), { authorization: null, key: null, query: null }, "security: [] sends nothing");
+        assert.doesNotMatch((await text(page, `${form("echoOpen")} pre.curl`)) ?? "", /x-api-key|authorization|-b /);
+        assertNoCspViolation(page);
+      }, { timeoutMs: 80_000 });
     } finally {
       await server.close();
     }

@@ -2,7 +2,7 @@
 // application/toon in requestBody.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { App, route, silentLogger, t } from "../../lib/index.js";
+import { App, created, route, silentLogger, t } from "../../lib/index.js";
 import { docs, openApiDocument } from "../../lib/openapi/index.js";
 import { toon } from "../../lib/toon/index.js";
 
@@ -12,7 +12,7 @@ describe("openapi: TOON", () => {
     .routes(
       route.get("/items", { responses: { 200: t.array(Item) }, config: { negotiated: true } }, [], () => []),
       route.get("/plain", { responses: { 200: t.array(Item) } }, [], () => []),
-      route.post("/items", { responses: { 201: Item } }, [toon(t.array(Item))], () => ({ id: 1, name: "x" })),
+      route.post("/items", { responses: { 201: Item } }, [toon(t.array(Item))], () => created({ id: 1, name: "x" })),
     )
     .register(docs());
   const doc = () => openApiDocument(app);

@@ -12,6 +12,7 @@ import type { Layer, Next } from "../../core/route.js";
 import { isHttpToken, isQuotableText } from "../../util/http-syntax.js";
 import type { JwtPayload } from "../../jose/index.js";
 import { AUTH_PRINCIPAL_KEY, isPublicRoute, setAnonymousPrincipal, type AuthPrincipal } from "../../shared/principal.js";
+import { describeLayer, type LayerDoc } from "../../core/layer-doc.js";
 
 /** One accepted key: the key itself or its SHA-256 (hex), plus the claims its callers get. */
 export type ApiKeyEntry =
@@ -88,6 +89,22 @@ export function apiKeySecurityScheme(header = "x-api-key"): Readonly<Record<stri
   return Object.freeze({ type: "apiKey", in: "header", name: header.toLowerCase() });
 }
 
+/** What apiKey() adds: its security requirement and scheme ("apiKeyAuth"), and the 401. */
+function apiKeyDoc(header: string, query: string | undefined): LayerDoc {
+  const schemes: Record<string, Readonly<Record<string, string>>> = { apiKeyAuth: apiKeySecurityScheme(header) };
+  if (query !== undefined) schemes["apiKeyQuery"] = Object.freeze({ type: "apiKey", in: "query", name: query });
+  return {
+    responses: {
+      401: {
+        description: "The API key is missing or not one of the accepted keys",
+        headers: { "www-authenticate": { description: "The ApiKey challenge", schema: { type: "string" } } },
+      },
+    },
+    security: Object.keys(schemes),
+    securitySchemes: schemes,
+  };
+}
+
 export function apiKey(options: ApiKeyOptions): Layer {
   const hasKeys = options.keys !== undefined;
   const hasVerify = options.verify !== undefined;
@@ -121,7 +138,7 @@ export function apiKey(options: ApiKeyOptions): Layer {
     return next(ctx);
   };
 
-  return async function apiKeyLayer(ctx: Context, next: Next): Promise<Reply> {
+  return describeLayer(async function apiKeyLayer(ctx: Context, next: Next): Promise<Reply> {
     if (isPublicRoute(ctx)) {
       setAnonymousPrincipal(ctx, challenge);
       return next(ctx);
@@ -145,5 +162,5 @@ export function apiKey(options: ApiKeyOptions): Layer {
       }
     }
     throw ApiError.unauthorized("Invalid API key", { headers: challengeHeaders });
-  };
+  }, apiKeyDoc(header, queryName));
 }

@@ -12,6 +12,7 @@ import type { Context } from "../../core/context.js";
 import { ApiError } from "../../core/errors.js";
 import { Extractor } from "../../core/extractor.js";
 import type { JwtPayload } from "../../jose/index.js";
+import { defaultBearerSchemes } from "../../shared/security-schemes.js";
 import { requirePrincipal, type AuthPrincipal } from "../../shared/principal.js";
 
 /** A top-level claim name, or a path of names into nested objects. */
@@ -108,7 +109,7 @@ function holds(guard: CompiledGuard, claims: JwtPayload): boolean {
   return false;
 }
 
-function guardExtractor<T extends object>(label: string, kind: "role" | "permission", guard: CompiledGuard, security: readonly string[]): Extractor<JwtPayload & T> {
+function guardExtractor<T extends object>(label: string, kind: "role" | "permission", guard: CompiledGuard, security: readonly string[] | undefined): Extractor<JwtPayload & T> {
   const names = guard.required.join(guard.all ? " and " : " or ");
   const message = `Requires ${kind} ${names}`;
   const scopeChallenge = `error="insufficient_scope"`;
@@ -123,7 +124,7 @@ function guardExtractor<T extends object>(label: string, kind: "role" | "permiss
       );
     },
     false,
-    { security, errorStatuses: [401, 403] },
+    { security: security ?? ["bearerAuth"], errorStatuses: [401, 403], ...defaultBearerSchemes(security) },
   );
 }
 
@@ -133,7 +134,7 @@ function guardExtractor<T extends object>(label: string, kind: "role" | "permiss
  */
 export function requireRole<T extends object = Record<never, never>>(roles: string | readonly string[], options: GuardOptions = {}): Extractor<JwtPayload & T> {
   const guard = compileGuard("requireRole", roles, options, { claims: DEFAULT_ROLE_CLAIMS, match: "any", split: false });
-  return guardExtractor<T>("requireRole", "role", guard, options.security ?? ["bearerAuth"]);
+  return guardExtractor<T>("requireRole", "role", guard, options.security);
 }
 
 /**
@@ -142,5 +143,5 @@ export function requireRole<T extends object = Record<never, never>>(roles: stri
  */
 export function requirePermission<T extends object = Record<never, never>>(permissions: string | readonly string[], options: GuardOptions = {}): Extractor<JwtPayload & T> {
   const guard = compileGuard("requirePermission", permissions, options, { claims: DEFAULT_PERMISSION_CLAIMS, match: "all", split: true });
-  return guardExtractor<T>("requirePermission", "permission", guard, options.security ?? ["bearerAuth"]);
+  return guardExtractor<T>("requirePermission", "permission", guard, options.security);
 }

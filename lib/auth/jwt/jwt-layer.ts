@@ -24,6 +24,8 @@ import type { JwtPayload } from "../../jose/index.js";
 import { JwtError } from "../../jose/index.js";
 import { createJwtVerifier, type JwtVerifier, type JwtVerifierOptions } from "../../jose/index.js";
 import { AUTH_PRINCIPAL_KEY, isPublicRoute, requirePrincipal, setAnonymousPrincipal, type AuthPrincipal } from "../../shared/principal.js";
+import { describeLayer, type LayerDoc } from "../../core/layer-doc.js";
+import { BEARER_SCHEMES, BEARER_SECURITY_SCHEME, defaultBearerSchemes } from "../../shared/security-schemes.js";
 
 export interface JwtLayerSettings {
   /** `realm` in the WWW-Authenticate challenge (default "api"). No quotes or backslashes. */
@@ -77,7 +79,7 @@ export function jwt(options: JwtLayerOptions): Layer {
     });
   };
 
-  return async function jwtLayer(ctx: Context, next: Next): Promise<Reply> {
+  return describeLayer(async function jwtLayer(ctx: Context, next: Next): Promise<Reply> {
     if (isPublicRoute(ctx)) {
       setAnonymousPrincipal(ctx, missing);
       return next(ctx);
@@ -100,11 +102,19 @@ export function jwt(options: JwtLayerOptions): Layer {
     const principal: AuthPrincipal = { scheme: "bearer", claims, challenge: missing };
     ctx.locals[AUTH_PRINCIPAL_KEY] = principal;
     return next(ctx);
-  };
+  }, JWT_LAYER_DOC);
 }
 
-/** The OpenAPI security scheme that `authUser()` and the guards name "bearerAuth" (for `docs({ securitySchemes })`). */
-export const BEARER_SECURITY_SCHEME: Readonly<Record<string, string>> = Object.freeze({ type: "http", scheme: "bearer", bearerFormat: "JWT" });
+/** The OpenAPI security scheme that `authUser()` and the guards name "bearerAuth" (they register it themselves). */
+export { BEARER_SECURITY_SCHEME };
+const CHALLENGE_HEADER = { "www-authenticate": { description: "The Bearer challenge (RFC 6750): `error=\"invalid_token\"` when a token was sent", schema: { type: "string" } } };
+
+/** What the jwt() layer adds: a 401 with its challenge for a missing or invalid token. */
+const JWT_LAYER_DOC: LayerDoc = {
+  responses: { 401: { description: "The bearer token is missing, malformed, expired or not signed by a trusted key", headers: CHALLENGE_HEADER } },
+  securitySchemes: BEARER_SCHEMES,
+};
+
 
 export interface AuthUserOptions {
   /** Security scheme names for the OpenAPI document (default ["bearerAuth"]). */
@@ -120,7 +130,7 @@ export function authUser<T extends object = Record<never, never>>(options: AuthU
     "authUser",
     (ctx) => requirePrincipal(ctx, "authUser()").claims as JwtPayload & T,
     false,
-    { security: options.security ?? ["bearerAuth"], errorStatuses: [401] },
+    { security: options.security ?? ["bearerAuth"], errorStatuses: [401], ...defaultBearerSchemes(options.security) },
   );
 }
 
@@ -134,6 +144,6 @@ export function optionalAuthUser<T extends object = Record<never, never>>(option
       return requirePrincipal(ctx, "optionalAuthUser()").claims as JwtPayload & T;
     },
     false,
-    { security: options.security ?? ["bearerAuth"] },
+    { security: options.security ?? ["bearerAuth"], ...defaultBearerSchemes(options.security) },
   );
 }

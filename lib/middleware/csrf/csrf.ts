@@ -35,6 +35,7 @@ import { parseQueryString } from "../../core/query.js";
 import type { Reply } from "../../core/reply.js";
 import type { Layer, Next } from "../../core/route.js";
 import { Extractor } from "../../core/extractor.js";
+import { describeLayer, type LayerDoc } from "../../core/layer-doc.js";
 
 export interface CsrfOptions {
   /** Token cookie name (default `csrf_token`). */
@@ -99,6 +100,25 @@ function defaultSessionId(ctx: Context): string {
   return typeof sub === "string" ? "sub:" + sub : "anonymous";
 }
 
+/** What CSRF protection adds to unsafe operations in the OpenAPI document. */
+function csrfDoc(headerName: string, cookieName: string, formField: string | null): LayerDoc {
+  const field = formField === null ? "" : ` (or the \`${formField}\` field of a form body)`;
+  return {
+    methods: ["POST", "PUT", "PATCH", "DELETE"],
+    responses: { 403: { description: `The CSRF token is missing or does not match the \`${cookieName}\` cookie` } },
+    parameters: [
+      {
+        in: "header",
+        name: headerName,
+        required: false,
+        schema: { type: "string" },
+        description: `The CSRF token issued in the \`${cookieName}\` cookie${field}; required with the cookie on every unsafe request`,
+      },
+      { in: "cookie", name: cookieName, required: false, schema: { type: "string" }, description: "The CSRF cookie set by a safe request (`__Host-` prefixed over HTTPS)" },
+    ],
+  };
+}
+
 export function csrf(options: CsrfOptions = {}): Layer {
   const cookieName = options.cookieName ?? "csrf_token";
   const key = secretKey(options.secret);
@@ -154,7 +174,7 @@ export function csrf(options: CsrfOptions = {}): Layer {
     return Array.isArray(v) ? undefined : v;
   };
 
-  return async function csrfLayer(ctx: Context, next: Next): Promise<Reply> {
+  return describeLayer(async function csrfLayer(ctx: Context, next: Next): Promise<Reply> {
     const route = ctx.route;
     if (route !== null && route.meta.config !== undefined && route.meta.config["csrf"] === false) return next(ctx);
     const secureRequest = useSecure(ctx);
@@ -178,7 +198,7 @@ export function csrf(options: CsrfOptions = {}): Layer {
     if (!timingSafeEqualString(presented, cookie)) throw ApiError.forbidden("CSRF token mismatch");
     ctx.locals[CSRF_TOKEN_KEY] = cookie;
     return next(ctx);
-  };
+  }, csrfDoc(headerName, cookieName, formField));
 }
 
 /**

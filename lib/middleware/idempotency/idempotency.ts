@@ -42,6 +42,7 @@ import { isPromise } from "../../util/is-promise.js";
 import { clientAddressResolver, ipv6Network, type TrustProxyOptions } from "../client-ip/index.js";
 import { MemoryStore, type Store } from "../../stores/index.js";
 import { IdempotencyLedger, STUB_BYTES, type Bucket } from "./ledger.js";
+import { describeLayer, type LayerDoc } from "../../core/layer-doc.js";
 
 export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
 export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed";
@@ -117,6 +118,28 @@ function parseKey(raw: string): string | null {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const ignore = (): void => {};
+
+/** What idempotency keys add to the operations they cover in the OpenAPI document. */
+function idempotencyDoc(header: string, required: boolean, methods: readonly string[]): LayerDoc {
+  return {
+    methods,
+    parameters: [
+      {
+        in: "header",
+        name: header,
+        required,
+        schema: { type: "string", minLength: 1, maxLength: 255 },
+        description: "Makes retries safe: a repeated request with the same key gets the first answer again (with `idempotent-replayed: true`)",
+      },
+    ],
+    responses: {
+      409: { description: "A request with this key is still running, or its answer cannot be replayed" },
+      422: { description: "This key was already used with a different request body" },
+      429: { description: "Too many requests with an idempotency key are in flight for this client" },
+      503: { description: "Too many answers are being kept; retry later", headers: { "retry-after": { schema: { type: "integer", minimum: 0 } } } },
+    },
+  };
+}
 
 export function idempotency(options: IdempotencyOptions = {}): Layer {
   const header = (options.header ?? IDEMPOTENCY_KEY_HEADER).toLowerCase();
@@ -269,7 +292,7 @@ export function idempotency(options: IdempotencyOptions = {}): Layer {
     }
   };
 
-  return async function idempotencyLayer(ctx: Context, next: Next): Promise<Reply> {
+  return describeLayer(async function idempotencyLayer(ctx: Context, next: Next): Promise<Reply> {
     if (!methods.has(ctx.method)) return next(ctx);
     const config = ctx.route?.meta.config;
     if (config !== undefined && config["idempotency"] === false) return next(ctx);
@@ -292,5 +315,5 @@ export function idempotency(options: IdempotencyOptions = {}): Layer {
     const bucket = await tryClaim(key, pending, budget);
     if (bucket !== null) return execute(ctx, next, key, fingerprint, bucket);
     return duplicate(ctx, next, key, fingerprint, pending, budget);
-  };
+  }, idempotencyDoc(header, required, [...methods]));
 }

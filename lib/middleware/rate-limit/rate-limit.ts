@@ -26,6 +26,7 @@ import type { Layer, Next } from "../../core/route.js";
 import { clientAddressResolver, ipv6Network, type TrustProxyOptions } from "../client-ip/index.js";
 import { isPromise } from "../../util/is-promise.js";
 import { MemoryStore, type Store, type StoreSetOptions } from "../../stores/index.js";
+import { describeLayer, type LayerDoc } from "../../core/layer-doc.js";
 
 /** One bucket's state; `ok` records whether the last take succeeded. */
 export interface TokenBucketState {
@@ -114,6 +115,27 @@ function exempt(ctx: Context): boolean {
   return c !== undefined && c["rateLimit"] === false;
 }
 
+const INTEGER_HEADER = { type: "integer", minimum: 0 } as const;
+
+/** What a rate limit adds to the operations it covers in the OpenAPI document. */
+function rateLimitDoc(sendHeaders: boolean): LayerDoc {
+  const headers = {
+    "ratelimit-limit": { description: "Requests allowed in a full window (the bucket's capacity)", schema: INTEGER_HEADER },
+    "ratelimit-remaining": { description: "Requests left now", schema: INTEGER_HEADER },
+    "ratelimit-reset": { description: "Seconds until the bucket is full again", schema: INTEGER_HEADER },
+    "ratelimit-policy": { description: "The policy: `<capacity>;w=<seconds>`", schema: { type: "string" } },
+  };
+  return {
+    responses: {
+      429: {
+        description: "Too many requests from this client: wait for Retry-After seconds",
+        headers: { "retry-after": { description: "Seconds to wait before retrying", schema: INTEGER_HEADER }, ...(sendHeaders ? headers : {}) },
+      },
+    },
+    ...(sendHeaders ? { headers } : {}),
+  };
+}
+
 export function rateLimit(options: RateLimitOptions): Layer {
   const capacity = options.capacity;
   const rate = options.refillPerSecond;
@@ -179,7 +201,7 @@ export function rateLimit(options: RateLimitOptions): Layer {
     return next(ctx).then((reply) => decorate(reply, snapshot));
   };
 
-  return function rateLimitLayer(ctx: Context, next: Next): Promise<Reply> {
+  return describeLayer(function rateLimitLayer(ctx: Context, next: Next): Promise<Reply> {
     if (exempt(ctx)) return next(ctx);
     let key = keyOf(ctx);
     if (key.length > MAX_KEY_LENGTH) key = "h#" + digest(key);
@@ -188,5 +210,5 @@ export function rateLimit(options: RateLimitOptions): Layer {
     const b = store.update(key, take, setOptions);
     if (isPromise(b)) return b.then((x) => proceed(ctx, next, x));
     return proceed(ctx, next, b);
-  };
+  }, rateLimitDoc(sendHeaders));
 }

@@ -11,6 +11,7 @@ import type { Context } from "../../core/context.js";
 import { ApiError } from "../../core/errors.js";
 import type { Reply } from "../../core/reply.js";
 import type { Layer, Next } from "../../core/route.js";
+import { describeLayer } from "../../core/layer-doc.js";
 
 export interface TimeoutOptions {
   /** Duration in ms. */
@@ -51,7 +52,7 @@ export function timeout(options: number | TimeoutOptions): Layer {
   const status = o.status ?? 503;
   if (status !== 503 && status !== 504) throw new TypeError("timeout: status must be 503 or 504");
 
-  return function timeoutLayer(ctx: Context, next: Next): Promise<Reply> {
+  return describeLayer(function timeoutLayer(ctx: Context, next: Next): Promise<Reply> {
     const limit = routeTimeout(ctx, ms);
     return new Promise<Reply>((resolve, reject) => {
       let settled = false;
@@ -77,5 +78,5 @@ export function timeout(options: number | TimeoutOptions): Layer {
         },
       );
     });
-  };
+  }, { responses: { [status]: { description: `The request took longer than its time limit (${ms} ms unless the route sets config.timeoutMs)` } } });
 }
