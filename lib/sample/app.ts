@@ -3,7 +3,6 @@
 // job queue, logger, secrets, the production baseline) is passed in or made here for this app
 // alone, and creating it starts nothing: the job queue starts when the app listens.
 import { App, createJsonLogger, group, registerErrorMapper, type Logger, type RouteDefinition } from "../index.js";
-import { BEARER_SECURITY_SCHEME } from "../auth/index.js";
 import { mapDatabaseError } from "../db-errors/index.js";
 import type { JobQueue } from "../jobs/index.js";
 import { compression, cors, rateLimit, responseCache, securityHeaders, timeout } from "../middleware/index.js";
@@ -31,6 +30,30 @@ export interface SampleAppOptions {
   /** The production baseline (request ids, spans, access logs, probes); registered outermost. */
   production?: Production;
 }
+
+/**
+ * The sample's routes with their layers, as a typed tuple: `client<SampleRoutes>(url)` checks
+ * paths, parameters, bodies and answers against it.
+ */
+export function sampleRoutes(users: UserStore, jobs: JobQueue, secret: string) {
+  const cache = responseCache({ ttlMs: 30_000 });
+  const { getUser, createUser, listUsers } = userRoutes(users, cache);
+  // Every route that changes something has its own, tighter budget per client (20 at once, then
+  // 2 a second), on top of the generous one across /api/v1: one client cannot fill the user
+  // table or the job queue, however fast it sends.
+  const writeLimit = rateLimit({ capacity: 20, refillPerSecond: 2, name: "writes" });
+  const limitWrites = <const T extends readonly RouteDefinition<any, any, any, any>[]>(defs: T): { -readonly [K in keyof T]: T[K] } =>
+    defs.map((d) => (d.method === "GET" || d.method === "HEAD" ? d : group({ layers: [writeLimit] }, [d])[0]!)) as { -readonly [K in keyof T]: T[K] };
+  // One generous token bucket per client across /api/v1 (attached to the routes, not matched by prefix).
+  const apiLimit = rateLimit({ capacity: 100, refillPerSecond: 20 });
+  return [
+    ...limitWrites([hello, getUser, createUser, listProjects, echoText]),
+    ...group({ layers: [apiLimit] }, limitWrites([ping, listUsers, broken, ...authRoutes(secret, cache), ...jobRoutes(jobs)])),
+  ] as const;
+}
+
+/** The type of the sample's route table, for `client<SampleRoutes>(baseUrl)`. */
+export type SampleRoutes = ReturnType<typeof sampleRoutes>;
 
 export function createSampleApp(options: SampleAppOptions = {}): App {
   // Database driver errors thrown by handlers become the uniform 409/400/404/503 (SPEC Errors rule 5).
@@ -63,23 +86,20 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
   }
   app.layer(compression()).layer(securityHeaders()).layer(timeout(10_000)).layer(negotiation());
 
-  const cache = responseCache({ ttlMs: 30_000 });
-  const { getUser, createUser, listUsers } = userRoutes(users, cache);
-  // Every route that changes something has its own, tighter budget per client (20 at once, then
-  // 2 a second), on top of the generous one across /api/v1: one client cannot fill the user
-  // table or the job queue, however fast it sends.
-  const writeLimit = rateLimit({ capacity: 20, refillPerSecond: 2, name: "writes" });
-  const limitWrites = (defs: readonly RouteDefinition[]): RouteDefinition[] =>
-    defs.map((d) => (d.method === "GET" || d.method === "HEAD" ? d : group({ layers: [writeLimit] }, [d])[0]!));
-  app.routes(limitWrites([hello, getUser, createUser, listProjects, echoText]));
-  // One generous token bucket per client across /api/v1 (attached to the routes, not matched by prefix).
-  app.routes(
-    group({ layers: [rateLimit({ capacity: 100, refillPerSecond: 20 })] }, limitWrites([ping, listUsers, broken, ...authRoutes(secret, cache), ...jobRoutes(jobs)])),
-  );
+  app.routes(sampleRoutes(users, jobs, secret));
   return app.register(
     docs("/docs", {
-      securitySchemes: { bearerAuth: BEARER_SECURITY_SCHEME },
       title: "keel sample service",
+      tagDescriptions: {
+        system: "Hello, ping, a text echo, and a route that always fails",
+        users: "The user table: read, create (idempotent with Idempotency-Key), list a page at a time",
+        projects: "A tenant's projects (the x-tenant-id header)",
+        auth: "Who the bearer token says you are",
+        admin: "Operations for role admin",
+        forms: "A CSRF-protected form",
+        jobs: "Reports built in the background",
+        health: "Liveness, readiness and health probes",
+      },
       version: "0.1.0",
       description: "The sample service of the keel framework: every endpoint of the spec's sample application.",
     }),

@@ -1,7 +1,7 @@
 // Authentication and browser security: `GET /api/v1/me` (any valid JWT), `DELETE
 // /api/v1/admin/cache` (role admin), and a CSRF-protected form (`GET`/`POST /api/v1/form`).
 import { createHmac } from "node:crypto";
-import { form, group, noContent, route, t, type RouteDefinition } from "../index.js";
+import { form, group, noContent, route, t } from "../index.js";
 import { authUser, jwt, requireRole } from "../auth/index.js";
 import { csrf, csrfToken, type ResponseCache } from "../middleware/index.js";
 import { ConfigurationError } from "../service/index.js";
@@ -20,7 +20,7 @@ const Me = t.named("Me", t.object({ sub: t.string(), role: t.string() }));
 const FormToken = t.named("FormToken", t.object({ csrf_token: t.string(), header: t.string(), field: t.string() }));
 const FormReceipt = t.named("FormReceipt", t.object({ message: t.string() }));
 
-export function authRoutes(secret: string, cache: ResponseCache): RouteDefinition[] {
+export function authRoutes(secret: string, cache: ResponseCache) {
   const auth = jwt({ algorithms: ["HS256"], key: secret });
   const me = route.get(
     "/api/v1/me",
@@ -30,7 +30,7 @@ export function authRoutes(secret: string, cache: ResponseCache): RouteDefinitio
   );
   const clearCache = route.delete(
     "/api/v1/admin/cache",
-    { tag: "admin", summary: "Clear the response cache (role admin)", layers: [auth] },
+    { tag: "admin", summary: "Clear the response cache (role admin)", layers: [auth], responses: { 204: "The cache is empty" } },
     [requireRole("admin")],
     () => {
       cache.clear();
@@ -53,5 +53,5 @@ export function authRoutes(secret: string, cache: ResponseCache): RouteDefinitio
       (body) => ({ message: body.message }),
     ),
   ]);
-  return [me, clearCache, ...forms];
+  return [me, clearCache, ...forms] as const;
 }

@@ -1,6 +1,6 @@
 // The sample service as a module (for tests and for reading): `createSampleApp` wires it; main.ts
 // runs it as a process.
-export { createSampleApp, type SampleAppOptions } from "./app.js";
+export { createSampleApp, sampleRoutes, type SampleAppOptions, type SampleRoutes } from "./app.js";
 export { DEV_JWT_SECRET, authRoutes, jwtSecretFor } from "./auth.js";
 export { buildReport, createSampleJobQueue, jobRoutes } from "./jobs.js";
 export { SAMPLE_SETTINGS } from "./settings.js";

@@ -1,6 +1,6 @@
 // Background jobs: report building as a job type, the queue that runs it, and the routes that
 // enqueue a report (`POST /api/v1/reports`, 202 + Location) and show a job (`GET /api/v1/jobs/{id}`).
-import { accepted, ApiError, json, path, route, t, type Logger, type RouteDefinition } from "../index.js";
+import { accepted, ApiError, json, path, route, t, type Logger } from "../index.js";
 import { defineJob, JobQueue, type JobStore } from "../jobs/index.js";
 
 const ReportRequest = t.named(
@@ -55,7 +55,7 @@ export function createSampleJobQueue(options: { logger?: Logger; store?: JobStor
 }
 
 /** `POST /api/v1/reports` (202 + Location) and `GET /api/v1/jobs/{id}`. */
-export function jobRoutes(queue: JobQueue): RouteDefinition[] {
+export function jobRoutes(queue: JobQueue) {
   const createReport = route.post(
     "/api/v1/reports",
     {
@@ -75,7 +75,7 @@ export function jobRoutes(queue: JobQueue): RouteDefinition[] {
   );
   const getJobStatus = route.get(
     "/api/v1/jobs/{id}",
-    { tag: "jobs", summary: "State of a background job: state, attempts, last error", responses: { 200: JobStatus } },
+    { tag: "jobs", summary: "State of a background job: state, attempts, last error", responses: { 200: JobStatus, 404: "No job has this id" } },
     [path("id")],
     async (id) => {
       const job = await queue.getJob(id);
@@ -92,5 +92,5 @@ export function jobRoutes(queue: JobQueue): RouteDefinition[] {
       };
     },
   );
-  return [createReport, getJobStatus];
+  return [createReport, getJobStatus] as const;
 }

@@ -35,7 +35,7 @@ export const echoText = route.post(
 
 export const broken = route.get(
   "/api/v1/broken",
-  { tag: "system", summary: "Always fails (shows 5xx masking under KEEL_ENV=production)" },
+  { tag: "system", summary: "Always fails (shows 5xx masking under KEEL_ENV=production)", responses: { 500: "Always: a simulated storage failure" } },
   [],
   () => {
     throw ApiError.internal("Storage error", { detail: "simulated storage failure: disk quota exceeded on /var/lib/keel" });

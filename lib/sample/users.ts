@@ -1,7 +1,7 @@
 // Users: schemas, an in-memory store (one per app, seeded), and the routes that use it:
 // `GET /users/{id}`, `POST /users` (deduplicated by Idempotency-Key) and the cached, negotiated,
 // paginated `GET /api/v1/users` (`limit` up to 100, an opaque `cursor` for the next page).
-import { ApiError, created, json, path, query, raise, route, t, type RouteDefinition, type Static } from "../index.js";
+import { ApiError, created, json, path, query, raise, route, t, type Static } from "../index.js";
 import { idempotency, type ResponseCache } from "../middleware/index.js";
 
 export const User = t.named("User", t.object({ id: t.u64(), email: t.string({ format: "email" }) }));
@@ -90,17 +90,18 @@ export class UserStore {
   }
 }
 
-export interface UserRoutes {
-  getUser: RouteDefinition;
-  createUser: RouteDefinition;
-  listUsers: RouteDefinition;
-}
+export type UserRoutes = ReturnType<typeof userRoutes>;
 
-export function userRoutes(users: UserStore, cache: ResponseCache): UserRoutes {
-  const getUser = route.get("/users/{id}", { tag: "users", summary: "Get a user", responses: { 200: User } }, [path("id", t.u64())], (id) => {
-    if (id === 0) throw ApiError.badRequest("id must be greater than zero");
-    return users.get(id) ?? raise(ApiError.notFound(`user ${id} not found`));
-  });
+export function userRoutes(users: UserStore, cache: ResponseCache) {
+  const getUser = route.get(
+    "/users/{id}",
+    { tag: "users", summary: "Get a user", responses: { 200: User, 400: "The id is zero", 404: "No user has this id" } },
+    [path("id", t.u64())],
+    (id) => {
+      if (id === 0) throw ApiError.badRequest("id must be greater than zero");
+      return users.get(id) ?? raise(ApiError.notFound(`user ${id} not found`));
+    },
+  );
   const createUser = route.post(
     "/users",
     { tag: "users", summary: "Create a user (send Idempotency-Key to make retries safe)", responses: { 201: User }, layers: [idempotency()] },
@@ -117,7 +118,7 @@ export function userRoutes(users: UserStore, cache: ResponseCache): UserRoutes {
     {
       tag: "users",
       summary: "List users a page at a time (limit up to 100, cursor from next_cursor); JSON, or TOON with Accept: application/toon",
-      responses: { 200: UserList },
+      responses: { 200: UserList, 400: "The cursor is not one this service issued" },
       layers: [cache],
       config: { negotiated: true, cache: { tags: ["users"] } },
     },
