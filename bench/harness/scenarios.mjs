@@ -62,6 +62,7 @@ export const SCENARIOS = [
 /** Implementations, in table order. `peer` ones need bench/.peers. */
 export const IMPLEMENTATIONS = [
   { id: "keel", label: "keel", entry: "servers/keel.ts", peer: false },
+  { id: "keel-schemas", label: "keel (response schemas)", entry: "servers/keel-schemas.ts", peer: false },
   { id: "raw", label: "raw node:http", entry: "servers/raw.ts", peer: false },
   { id: "fastify", label: "Fastify 5", entry: "servers/fastify.mjs", peer: true },
   { id: "hono", label: "Hono 4 (node-server)", entry: "servers/hono.mjs", peer: true },

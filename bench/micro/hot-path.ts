@@ -8,6 +8,9 @@
  *    bare function that does the same job by hand: keel's own cost per request.
  *  - inject:  `app.inject(...)` (the whole pipeline, as tests use it) against a bare async function.
  *  - json:    JSON.stringify of typical replies, and keel's jsonReply() around the same values.
+ *  - contract: the same routes with declared response schemas (their compiled serializers write
+ *    the body) against the routes without (JSON.stringify): GET /hello, GET /users/42, the 64 KB
+ *    list, and POST /users through inject.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
@@ -23,6 +26,8 @@ export interface MicroCase {
   readonly baseline?: string;
   /** Runs `n` operations; resolves when all are done. */
   readonly run: (n: number) => void | Promise<void>;
+  /** Throws when the last operation did not answer as the case intends (a bench that measures a 400 is wrong). */
+  readonly check?: () => void;
 }
 
 export interface MicroResult {
@@ -52,6 +57,13 @@ class EndCounter {
   private wake: (() => void) | null = null;
   readonly res: StubResponse;
 
+  /** Throws unless the last answer had `status`. */
+  expect(status: number, what: string): () => void {
+    return () => {
+      if (this.res.statusCode !== status) throw new Error(`micro bench: ${what} answered ${this.res.statusCode}, expected ${status}`);
+    };
+  }
+
   constructor() {
     const self = this;
     this.res = {
@@ -80,8 +92,17 @@ class EndCounter {
   }
 }
 
+/** What app.handler reads of a request: an HTTP/1.1 request with a Host, as a client sends it. */
 function stubRequest(method: string, url: string): IncomingMessage {
-  return { method, url, headers: {}, httpVersion: "1.1", socket: { remoteAddress: "127.0.0.1" } } as unknown as IncomingMessage;
+  return {
+    method,
+    url,
+    headers: { host: "localhost" },
+    httpVersion: "1.1",
+    httpVersionMajor: 1,
+    httpVersionMinor: 1,
+    socket: { remoteAddress: "127.0.0.1" },
+  } as unknown as IncomingMessage;
 }
 
 // --- the cases ----------------------------------------------------------------------------------
@@ -124,9 +145,15 @@ function handlerCases(app: App): MicroCase[] {
   };
   return [
     { group: "handler", name: "bare function: GET /hello", run: bare },
-    { group: "handler", name: "keel app.handler: GET /hello", baseline: "bare function: GET /hello", run: viaApp(stubRequest("GET", "/hello")) },
-    { group: "handler", name: "keel app.handler: GET /users/42", baseline: "bare function: GET /hello", run: viaApp(stubRequest("GET", "/users/42")) },
-    { group: "handler", name: "keel app.handler: GET /missing (404)", baseline: "bare function: GET /hello", run: viaApp(stubRequest("GET", "/does/not/exist")) },
+    { group: "handler", name: "keel app.handler: GET /hello", baseline: "bare function: GET /hello", run: viaApp(stubRequest("GET", "/hello")), check: counter.expect(200, "GET /hello") },
+    { group: "handler", name: "keel app.handler: GET /users/42", baseline: "bare function: GET /hello", run: viaApp(stubRequest("GET", "/users/42")), check: counter.expect(200, "GET /users/42") },
+    {
+      group: "handler",
+      name: "keel app.handler: GET /missing (404)",
+      baseline: "bare function: GET /hello",
+      run: viaApp(stubRequest("GET", "/does/not/exist")),
+      check: counter.expect(404, "GET /does/not/exist"),
+    },
   ];
 }
 
@@ -171,7 +198,8 @@ function jsonCases(): MicroCase[] {
     for (let i = 0; i < n; i++) sink += JSON.stringify(value).length;
   };
   const viaReply = (value: unknown) => (n: number) => {
-    for (let i = 0; i < n; i++) sink += jsonReply(value).status;
+    // The reply writes its JSON text when the body is first read, as the writer does.
+    for (let i = 0; i < n; i++) sink += (jsonReply(value).body as string).length;
   };
   return [
     { group: "json", name: "JSON.stringify hello", run: stringify(HELLO_BODY) },
@@ -192,6 +220,55 @@ function jsonCases(): MicroCase[] {
     { group: "json", name: "JSON.stringify 64 KB list", run: stringify(big) },
     { group: "json", name: "jsonReply(64 KB list)", baseline: "JSON.stringify 64 KB list", run: viaReply(big) },
   ];
+}
+
+const BigItemSchema = t.object({
+  id: t.integer(),
+  name: t.string(),
+  email: t.string(),
+  active: t.boolean(),
+  score: t.number(),
+  tags: t.array(t.string()),
+  created_at: t.string({ format: "date-time" }),
+});
+const BigListSchema = t.object({ items: t.array(BigItemSchema), total: t.integer() });
+const CreateUserBody = t.object({ email: t.string({ email: true }), password: t.string({ length: { min: 8 } }) });
+
+/** The contract group's app: the same handlers, with (`schemas`) or without declared responses. */
+function contractApp(schemas: boolean): App {
+  const big = makeBigPayload();
+  const r = <T>(responses: T) => (schemas ? { responses } : {});
+  return new App({ logger: silentLogger })
+    .route(route.get("/hello", r({ 200: t.object({ hello: t.string() }) }), [], () => HELLO_BODY))
+    .route(route.get("/users/{id}", r({ 200: t.object({ id: t.u64(), name: t.string() }) }), [path("id", t.u64())], (id) => ({ id, name: "user" })))
+    .route(route.get("/big", r({ 200: BigListSchema }), [], () => big))
+    .route(route.post("/users", r({ 201: t.object({ id: t.integer(), email: t.string() }) }), [json(CreateUserBody)], (u) => created({ id: 1, email: u.email })))
+    .compile();
+}
+
+function contractCases(): MicroCase[] {
+  const plain = contractApp(false);
+  const typed = contractApp(true);
+  const counter = new EndCounter();
+  const res = counter.res as unknown as ServerResponse;
+  const viaApp = (app: App, req: IncomingMessage) => (n: number) => {
+    const target = counter.ended + n;
+    for (let i = 0; i < n; i++) app.handler(req, res);
+    return counter.until(target);
+  };
+  const validBody = JSON.stringify(VALID_USER);
+  const post = (app: App) => async (n: number) => {
+    for (let i = 0; i < n; i++) await app.inject({ method: "POST", url: "/users", headers: { "content-type": "application/json" }, body: validBody });
+  };
+  const cases: MicroCase[] = [];
+  for (const [what, url] of [["GET /hello", "/hello"], ["GET /users/42", "/users/42"], ["GET /big (64 KB list)", "/big"]] as const) {
+    const check = counter.expect(200, what);
+    cases.push({ group: "contract", name: `JSON.stringify: ${what}`, run: viaApp(plain, stubRequest("GET", url)), check });
+    cases.push({ group: "contract", name: `response schema: ${what}`, baseline: `JSON.stringify: ${what}`, run: viaApp(typed, stubRequest("GET", url)), check });
+  }
+  cases.push({ group: "contract", name: "JSON.stringify: inject POST /users", run: post(plain) });
+  cases.push({ group: "contract", name: "response schema: inject POST /users", baseline: "JSON.stringify: inject POST /users", run: post(typed) });
+  return cases;
 }
 
 // --- timing -------------------------------------------------------------------------------------
@@ -223,10 +300,12 @@ export async function runMicro(options: { quick: boolean }): Promise<MicroResult
   const roundMs = options.quick ? 40 : 150;
   const rounds = options.quick ? 3 : 7;
   const app = benchApp();
-  const cases = [...handlerCases(app), ...injectCases(app), ...jsonCases()];
+  const only = process.env["KEEL_MICRO_GROUP"];
+  const cases = [...handlerCases(app), ...injectCases(app), ...jsonCases(), ...contractCases()].filter((c) => only === undefined || c.group === only);
   const sizes = new Map<MicroCase, number>();
   for (const c of cases) {
     await c.run(2000); // warm up to the optimised tier
+    c.check?.();
     sizes.set(c, await calibrate(c, roundMs));
   }
   const samples = new Map<MicroCase, number[]>(cases.map((c) => [c, []]));

@@ -1,6 +1,8 @@
 // keel, serving the benchmark scenarios. Bundled by bench/run.mjs into bench/.peers/build/keel.mjs.
 //   node keel.mjs            scenarios 1, 2, 3, 5 (and the 404/422 error paths)
 //   node keel.mjs --stack    scenario 4: GET /hello behind the production stack
+//   --response-schemas       the same routes with declared response schemas, so their compiled
+//                            serializers write the bodies (bench/servers/keel-schemas.ts)
 import { App, created, json, path, route, silentLogger, t, type RouteDefinition } from "../../lib/index.js";
 import { cors, securityHeaders } from "../../lib/middleware/index.js";
 import { production } from "../../lib/service/index.js";
@@ -35,13 +37,25 @@ const CreateUser = t.object({
   password: t.string({ length: { min: 8 } }),
 });
 
-function buildApp(): App {
+const BigItem = t.object({
+  id: t.integer(),
+  name: t.string(),
+  email: t.string(),
+  active: t.boolean(),
+  score: t.number(),
+  tags: t.array(t.string()),
+  created_at: t.string({ format: "date-time" }),
+});
+
+function buildApp(schemas: boolean): App {
   const big = makeBigPayload();
   const app = new App({ logger: silentLogger });
-  app.route(route.get("/hello", [], () => HELLO_BODY));
-  app.route(route.get("/users/{id}", [path("id", t.u64())], (id) => ({ id, name: "user" })));
-  app.route(route.post("/users", [json(CreateUser)], (u) => created({ id: 1, email: u.email })));
-  app.route(route.get("/big", [], () => big));
+  // Without --response-schemas the meta is empty: the bodies go through JSON.stringify.
+  const r = <R>(responses: R) => (schemas ? { responses } : {});
+  app.route(route.get("/hello", r({ 200: t.object({ hello: t.string() }) }), [], () => HELLO_BODY));
+  app.route(route.get("/users/{id}", r({ 200: t.object({ id: t.u64(), name: t.string() }) }), [path("id", t.u64())], (id) => ({ id, name: "user" })));
+  app.route(route.post("/users", r({ 201: t.object({ id: t.integer(), email: t.string() }) }), [json(CreateUser)], (u) => created({ id: 1, email: u.email })));
+  app.route(route.get("/big", r({ 200: t.object({ items: t.array(BigItem), total: t.integer() }) }), [], () => big));
   for (const r of benchExtraRoutes()) app.route(extraRoute(r.method, r.path));
   return app;
 }
@@ -62,7 +76,7 @@ function extraRoute(method: string, p: string): RouteDefinition {
 
 async function main(): Promise<void> {
   exitOnSignal();
-  let app = buildApp();
+  let app = buildApp(process.argv.includes("--response-schemas"));
   if (wantsProductionStack()) {
     app = withProductionStack(app);
   }
