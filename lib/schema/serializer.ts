@@ -119,8 +119,15 @@ class SerializerCompiler {
   /** Constants the generated code reads as c[i]. */
   readonly constants: unknown[] = [];
 
-  constructor(options: SerializerOptions) {
+  /** The schema being compiled: `#` and `#/$defs/...` pointers resolve against it. */
+  readonly #root: JsonSchema;
+  /** Whether a subschema sets its own `$id` (then pointers may not mean the root: refused). */
+  readonly #nestedIds: boolean;
+
+  constructor(root: JsonSchema, options: SerializerOptions) {
     this.#options = options;
+    this.#root = root;
+    this.#nestedIds = hasNestedId(root);
   }
 
   #constant(value: unknown): string {
@@ -242,9 +249,9 @@ class SerializerCompiler {
         }
         // Every enumerable key is listed and counted: an unlisted one, or a listed one that is not
         // enumerable (JSON.stringify would skip it), sends the value to the writer.
-        const cases = keys.map((k) => `case ${lit(k)}:`).join(" ");
         // (A listed key holding undefined counts in n and not in m: the writer handles that rare case.)
-        lines.push(`let n = 0; for (const k in v) { switch (k) { ${cases} n++; break; default: return false; } }`);
+        if (keys.length === 0) lines.push("let n = 0; for (const k in v) return false;");
+        else lines.push(`let n = 0; for (const k in v) { switch (k) { ${keys.map((k) => `case ${lit(k)}:`).join(" ")} n++; break; default: return false; } }`);
         lines.push("return n === m; }");
         return lines.join("\n");
       }
@@ -260,6 +267,10 @@ class SerializerCompiler {
       const name = decodeURIComponent(ref.slice(prefix.length));
       const components = this.#options.components;
       if (components !== undefined && Object.hasOwn(components, name)) return components[name]!;
+    }
+    if (typeof ref === "string" && ref.startsWith("#") && !this.#nestedIds) {
+      const target = resolvePointer(this.#root, ref.slice(1));
+      if (target !== undefined) return target;
     }
     throw new TypeError(`response schema: cannot resolve $ref ${JSON.stringify(ref)} (pass the named schema, or components)`);
   }
@@ -403,6 +414,34 @@ function inlineFits(schema: JsonSchema): string | null {
   }
 }
 
+/** The subschema at JSON pointer `pointer` ("" or "/$defs/a~1b") inside `root`, if there is one. */
+function resolvePointer(root: JsonSchema, pointer: string): JsonSchema | undefined {
+  let node: unknown = root;
+  if (pointer === "") return root;
+  if (!pointer.startsWith("/")) return undefined; // a plain-name fragment is an $anchor: not resolved here
+  for (const raw of pointer.slice(1).split("/")) {
+    const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+    if (node === null || typeof node !== "object" || !Object.hasOwn(node, key)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return typeof node === "boolean" || (typeof node === "object" && node !== null && !Array.isArray(node)) ? (node as JsonSchema) : undefined;
+}
+
+/** Whether a schema below the root declares `$id` (a new base for the pointers under it). */
+function hasNestedId(root: JsonSchema): boolean {
+  const stack: unknown[] = [];
+  if (typeof root === "object" && root !== null) for (const v of Object.values(root)) stack.push(v);
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node === null || typeof node !== "object" || seen.has(node)) continue;
+    seen.add(node);
+    if (!Array.isArray(node) && typeof (node as Record<string, unknown>)["$id"] === "string") return true;
+    for (const v of Object.values(node)) stack.push(v);
+  }
+  return false;
+}
+
 function isNullSchema(b: JsonSchema): boolean {
   return typeof b === "object" && b !== null && b["type"] === "null" && Object.keys(b).length === 1;
 }
@@ -430,7 +469,7 @@ function invalid(errors: ReadonlyArray<{ field: string; message: string }>): Ser
 export function compileSerializer(schema: JsonSchema, options: SerializerOptions = {}): Serializer {
   // As compileSchema does: a t.ref("Name") inside a t.named("Name") finds it without components.
   const components = options.components ?? namedSchemasWithin(schema);
-  const compiler = new SerializerCompiler(components === undefined ? {} : { components });
+  const compiler = new SerializerCompiler(schema, components === undefined ? {} : { components });
   const root = compiler.nameFor(schema);
   const factory = new Function("c", "anyJson", "mismatch", "at", "Mismatch", "jsonEqual", "invalid", "str", compiler.source(root));
   return factory(compiler.constants, anyJson, mismatch, at, SerializationMismatch, jsonEqual, invalid, str) as Serializer;

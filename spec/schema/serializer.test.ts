@@ -1,6 +1,8 @@
-// The serializer's native path: a list of 8 or more items that is exactly what the schema writes
-// goes to JSON.stringify. Whatever the items hold, the output must be what the property-by-property
-// writer produces (same JSON value), and anything to leave out must still be left out.
+// compileSerializer: the native path (a list of 8 or more items that is exactly what the schema
+// writes goes to JSON.stringify; whatever the items hold, the output must be what the
+// property-by-property writer produces, and anything to leave out must still be left out), schemas
+// without listed properties, and $ref resolution. The JSON Schema Test Suite run is in
+// serializer-suite.test.ts; the contract around routes in spec/core/response-contract.test.ts.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { t } from "../../lib/index.js";
@@ -121,5 +123,33 @@ describe("serializer native path (lists of 8 or more)", () => {
       const expected = { items: items.map((it) => project({ ...(it instanceof Row ? { id: it.id, name: it.name, tags: it.tags, note: it.note } : it) })), total: n };
       assert.deepEqual(JSON.parse(write({ items, total: n })), expected, `round ${round}`);
     }
+  });
+});
+
+describe("serializer native path: schemas without listed properties", () => {
+  it("compiles and writes lists of empty-schema objects and of mixed types", () => {
+    const empty = compileSerializer(t.array(t.object({})));
+    const items = many(10, (i) => (i % 2 === 0 ? {} : { secret: i }));
+    assert.equal(empty(items), `[${many(10, () => "{}").join(",")}]`);
+    const mixed = compileSerializer({ type: "array", items: { type: ["array", "object", "null"] } });
+    assert.equal(mixed(many(9, (i) => (i % 3 === 0 ? null : i % 3 === 1 ? [] : {}))), "[null,[],{},null,[],{},null,[],{}]");
+  });
+});
+
+describe("serializer $ref resolution", () => {
+  it("follows #/$defs pointers and # (recursion to the root) in raw schemas", () => {
+    const tree = compileSerializer({
+      type: "object",
+      properties: { name: { $ref: "#/$defs/label" }, children: { type: "array", items: { $ref: "#" } } },
+      required: ["name"],
+      $defs: { label: { type: "string" } },
+    });
+    assert.equal(tree({ name: "a", secret: 1, children: [{ name: "b", children: [] }] }), '{"name":"a","children":[{"name":"b","children":[]}]}');
+    assert.throws(() => tree({ name: 1 }), (e: unknown) => e instanceof SerializationMismatch && e.describe() === "at name: expected string, got integer");
+  });
+
+  it("refuses, at compile time, a reference it cannot resolve", () => {
+    assert.throws(() => compileSerializer({ $ref: "https://example.com/schema.json" }), /cannot resolve \$ref/);
+    assert.throws(() => compileSerializer({ properties: { a: { $ref: "#/$defs/missing" } } }), /cannot resolve \$ref/);
   });
 });
