@@ -20,6 +20,11 @@ export interface LayerResponseDoc {
 export interface LayerDoc {
   /** Methods the description applies to (default all): CSRF checks only unsafe methods. */
   methods?: readonly string[];
+  /**
+   * The route `config` key that turns the layer off for one route (`config: { csrf: false }`,
+   * `{ auth: false }`, `{ rateLimit: false }`): such a route gets nothing from this description.
+   */
+  optOut?: string;
   /** Statuses the layer answers with itself; their body is the uniform error body. */
   responses?: Readonly<Record<number, LayerResponseDoc>>;
   /** Headers the layer adds to every answer of the route (RateLimit-Limit...). */

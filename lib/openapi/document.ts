@@ -67,7 +67,11 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], options
   const info: OpenApiDocument["info"] = { title: options.title ?? DEFAULT_API_TITLE, version: options.version ?? DEFAULT_API_VERSION };
   if (options.description !== undefined) info.description = options.description;
   const components: OpenApiDocument["components"] = { schemas: schemas.components };
-  const securitySchemes = { ...Object.fromEntries(context.securitySchemes), ...options.securitySchemes };
+  // Registered schemes some operation names (a guard behind apiKey() registers bearerAuth but the
+  // operation needs apiKeyAuth), then the explicit option, which adds or replaces.
+  const named = new Set(operations.flatMap((op) => (op.security ?? []).flatMap((req) => Object.keys(req))));
+  const registered = [...context.securitySchemes].filter(([name]) => named.has(name));
+  const securitySchemes = { ...Object.fromEntries(registered), ...options.securitySchemes };
   if (Object.keys(securitySchemes).length > 0) {
     components.securitySchemes = securitySchemes;
     // With schemes in the document, an operation that needs none says so (`security: []`).

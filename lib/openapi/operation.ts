@@ -10,7 +10,7 @@ import { errorResponse, statusDescription } from "./error-schemas.js";
 import { inferPathParamSchema, paramOverrideSchema, type PathTemplate } from "./path-params.js";
 import type { SchemaCollector } from "./schema-collector.js";
 import { isNegotiatedRoute, NEGOTIATED_MEDIA_TYPES } from "../shared/negotiated-route.js";
-import type { OpenApiOperation, OpenApiParameter, OpenApiRequestBody, OpenApiResponse } from "./types.js";
+import type { OpenApiOperation, OpenApiParameter, OpenApiRequestBody, OpenApiResponse, OpenApiSecurityRequirement } from "./types.js";
 
 /** Paths of the probes (added by the production baseline); untagged ones are tagged "health". */
 const PROBE_PATHS = new Set(["/live", "/ready", "/health"]);
@@ -35,8 +35,10 @@ export interface OperationContext {
 function layerDocs(def: RouteDefinition, context: OperationContext): LayerDoc[] {
   const out: LayerDoc[] = [];
   const method = def.method.toUpperCase();
+  const config = def.meta.config;
   const add = (doc: LayerDoc | undefined): void => {
     if (doc === undefined || (doc.methods !== undefined && !doc.methods.includes(method))) return;
+    if (doc.optOut !== undefined && config !== undefined && config[doc.optOut] === false) return;
     out.push(doc);
   };
   for (const doc of context.globalLayers) add(doc);
@@ -165,6 +167,8 @@ function declaredResponse(status: number, value: ResponseValue, schemas: SchemaC
   return response;
 }
 
+const CHALLENGE_HEADER = { description: "The authentication challenge (scheme and realm)", schema: { type: "string" } };
+
 /** Statuses a body extractor can answer with: malformed (400), too large (413), wrong media type (415). */
 const BODY_STATUSES = [400, 413, 415];
 
@@ -190,7 +194,9 @@ function responses(def: RouteDefinition, template: PathTemplate, schemas: Schema
       const status = Number(key);
       const doc = layer.responses![status]!;
       const known = byStatus.get(status);
-      const response: OpenApiResponse = known ?? { ...errorResponse(status), ...(doc.description === undefined ? {} : { description: doc.description }) };
+      // An error status has the uniform error body; a layer's 304 (a cache) or other answer none.
+      const fresh: OpenApiResponse = status >= 400 ? errorResponse(status) : { description: statusDescription(String(status)) };
+      const response: OpenApiResponse = known ?? { ...fresh, ...(doc.description === undefined ? {} : { description: doc.description }) };
       if (doc.headers !== undefined) response.headers = { ...response.headers, ...doc.headers };
       byStatus.set(status, response);
     }
@@ -198,6 +204,11 @@ function responses(def: RouteDefinition, template: PathTemplate, schemas: Schema
   // A route that declares no responses answers 200 (its handler's value); one that declares only
   // error statuses (it always fails) does not.
   if (def.meta.responses === undefined && ![...byStatus.keys()].some((s) => s < 400)) byStatus.set(200, { description: statusDescription("200") });
+  // Every 401 carries its challenge (RFC 9110 §15.5.2); keel's auth answers always send one.
+  const unauthorized = byStatus.get(401);
+  if (unauthorized !== undefined && unauthorized.headers?.["www-authenticate"] === undefined) {
+    byStatus.set(401, { ...unauthorized, headers: { ...unauthorized.headers, "www-authenticate": CHALLENGE_HEADER } });
+  }
   // Headers a layer puts on every answer (RateLimit-*).
   for (const layer of layers) {
     if (layer.headers === undefined) continue;
@@ -225,6 +236,54 @@ export function securityNames(def: RouteDefinition, layers: readonly LayerDoc[] 
   return names;
 }
 
+/** Layers that authenticate (they register schemes) but let anonymous callers through. */
+function optionalAuthLayers(layers: readonly LayerDoc[]): LayerDoc[] {
+  return layers.filter((l) => l.security === undefined && l.securitySchemes !== undefined && Object.keys(l.securitySchemes).length > 0);
+}
+
+/**
+ * The operation's security requirements:
+ * - layers that demand credentials (jwt(), apiKey()) decide: each such layer must be satisfied
+ *   (one requirement object names one scheme of each), any one of a layer's names will do;
+ * - otherwise the extractors' names (authUser(), guards), each an alternative, plus `{}` when an
+ *   optional authentication layer lets anonymous callers through and no extractor refuses them
+ *   (optionalAuthUser());
+ * - otherwise, behind an optional layer only: `{}` or its schemes.
+ */
+function securityRequirements(def: RouteDefinition, layers: readonly LayerDoc[]): OpenApiSecurityRequirement[] {
+  let product: string[][] = [[]];
+  let demanding = false;
+  for (const l of layers) {
+    const names = [...new Set(l.security ?? [])];
+    if (names.length === 0) continue;
+    demanding = true;
+    product = product.flatMap((req) => names.map((n) => (req.includes(n) ? req : [...req, n])));
+  }
+  const toRequirement = (names: readonly string[]): OpenApiSecurityRequirement => Object.fromEntries(names.map((n) => [n, [] as string[]]));
+  if (demanding) {
+    const seen = new Set<string>();
+    const out: OpenApiSecurityRequirement[] = [];
+    for (const req of product) {
+      const key = [...req].sort().join("\u0000");
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push(toRequirement(req));
+    }
+    return out;
+  }
+  const optional = optionalAuthLayers(layers);
+  const fromExtractors = securityNames(def);
+  if (fromExtractors.length > 0) {
+    const refused = def.extractors.some((e) => (e.doc.security?.length ?? 0) > 0 && (e.doc.errorStatuses ?? []).includes(401));
+    const anonymous = optional.length > 0 && !refused;
+    return [...(anonymous ? [{}] : []), ...fromExtractors.map((n) => toRequirement([n]))];
+  }
+  if (optional.length === 0) return [];
+  const names: string[] = [];
+  for (const l of optional) for (const n of Object.keys(l.securitySchemes!)) if (!names.includes(n)) names.push(n);
+  return [{}, ...names.map((n) => toRequirement([n]))];
+}
+
 /** Note the schemes the route's extractors and layers register (the first registration of a name wins). */
 function collectSchemes(def: RouteDefinition, layers: readonly LayerDoc[], into: Map<string, Readonly<Record<string, unknown>>>): void {
   const add = (schemes: Readonly<Record<string, Readonly<Record<string, unknown>>>> | undefined): void => {
@@ -248,7 +307,7 @@ export function buildOperation(
   const tagList = tags(def, pattern);
   const params = parameters(def, template, schemas, layers, context.maxParamLength);
   const body = requestBody(def, schemas);
-  const security = securityNames(def, layers);
+  const security = securityRequirements(def, layers);
   const meta = def.meta;
   // Spread in the order the keys read best in the JSON.
   const op: OpenApiOperation = {
@@ -260,8 +319,8 @@ export function buildOperation(
     ...(params.length > 0 ? { parameters: params } : {}),
     ...(body !== undefined ? { requestBody: body } : {}),
     responses: responses(def, template, schemas, layers),
-    // Each name is one alternative: any one of the listed schemes satisfies the operation.
-    ...(security.length > 0 ? { security: security.map((name) => ({ [name]: [] })) } : {}),
+    // Any one of the requirement objects satisfies the operation (`{}`: anonymous callers too).
+    ...(security.length > 0 ? { security } : {}),
   };
   return op;
 }

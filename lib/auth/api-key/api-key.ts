@@ -89,18 +89,23 @@ export function apiKeySecurityScheme(header = "x-api-key"): Readonly<Record<stri
   return Object.freeze({ type: "apiKey", in: "header", name: header.toLowerCase() });
 }
 
-/** What apiKey() adds: its security requirement and scheme ("apiKeyAuth"), and the 401. */
-function apiKeyDoc(header: string, query: string | undefined): LayerDoc {
+/**
+ * What apiKey() adds: its scheme ("apiKeyAuth", and "apiKeyQuery" for a query parameter), the
+ * requirement when a key is required (either place will do), and the 401. `config: { auth: false }`
+ * turns it off for a route.
+ */
+function apiKeyDoc(header: string, query: string | undefined, required: boolean): LayerDoc {
   const schemes: Record<string, Readonly<Record<string, string>>> = { apiKeyAuth: apiKeySecurityScheme(header) };
   if (query !== undefined) schemes["apiKeyQuery"] = Object.freeze({ type: "apiKey", in: "query", name: query });
   return {
+    optOut: "auth",
     responses: {
       401: {
-        description: "The API key is missing or not one of the accepted keys",
+        description: required ? "The API key is missing or not one of the accepted keys" : "The API key sent is not one of the accepted keys",
         headers: { "www-authenticate": { description: "The ApiKey challenge", schema: { type: "string" } } },
       },
     },
-    security: Object.keys(schemes),
+    ...(required ? { security: Object.keys(schemes) } : {}),
     securitySchemes: schemes,
   };
 }
@@ -162,5 +167,5 @@ export function apiKey(options: ApiKeyOptions): Layer {
       }
     }
     throw ApiError.unauthorized("Invalid API key", { headers: challengeHeaders });
-  }, apiKeyDoc(header, queryName));
+  }, apiKeyDoc(header, queryName, required));
 }

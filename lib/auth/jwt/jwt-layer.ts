@@ -36,6 +36,11 @@ export interface JwtLayerSettings {
    * present but invalid is still refused. Default true.
    */
   credentialsRequired?: boolean;
+  /**
+   * Security scheme names for the OpenAPI document (default ["bearerAuth"], whose scheme the
+   * layer registers; a custom name's scheme is yours to register with `docs({ securitySchemes })`).
+   */
+  security?: readonly string[];
 }
 
 /** Verifier options (algorithms, key / keys / jwksUrl, issuer, audience, ...) or a ready verifier. */
@@ -102,18 +107,35 @@ export function jwt(options: JwtLayerOptions): Layer {
     const principal: AuthPrincipal = { scheme: "bearer", claims, challenge: missing };
     ctx.locals[AUTH_PRINCIPAL_KEY] = principal;
     return next(ctx);
-  }, JWT_LAYER_DOC);
+  }, jwtLayerDoc(required, options.security, "jwksUrl" in options && options.jwksUrl !== undefined));
 }
 
 /** The OpenAPI security scheme that `authUser()` and the guards name "bearerAuth" (they register it themselves). */
 export { BEARER_SECURITY_SCHEME };
 const CHALLENGE_HEADER = { "www-authenticate": { description: "The Bearer challenge (RFC 6750): `error=\"invalid_token\"` when a token was sent", schema: { type: "string" } } };
 
-/** What the jwt() layer adds: a 401 with its challenge for a missing or invalid token. */
-const JWT_LAYER_DOC: LayerDoc = {
-  responses: { 401: { description: "The bearer token is missing, malformed, expired or not signed by a trusted key", headers: CHALLENGE_HEADER } },
-  securitySchemes: BEARER_SCHEMES,
-};
+/**
+ * What the jwt() layer adds: a 401 with its challenge for a missing or invalid token (only an
+ * invalid one when credentials are optional), a 503 while JWKS keys cannot be fetched, and the
+ * bearer requirement (none in optional mode: anonymous callers pass). `config: { auth: false }`
+ * turns it off for a route.
+ */
+function jwtLayerDoc(required: boolean, security: readonly string[] | undefined, remoteKeys: boolean): LayerDoc {
+  return {
+    optOut: "auth",
+    responses: {
+      401: {
+        description: required
+          ? "The bearer token is missing, malformed, expired or not signed by a trusted key"
+          : "The bearer token sent is malformed, expired or not signed by a trusted key",
+        headers: CHALLENGE_HEADER,
+      },
+      ...(remoteKeys ? { 503: { description: "The token signing keys (JWKS) cannot be fetched right now" } } : {}),
+    },
+    ...(required ? { security: security ?? ["bearerAuth"] } : {}),
+    securitySchemes: security === undefined ? BEARER_SCHEMES : {},
+  };
+}
 
 
 export interface AuthUserOptions {

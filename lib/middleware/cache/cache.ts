@@ -24,6 +24,7 @@ import { createHash } from "node:crypto";
 import type { Context } from "../../core/context.js";
 import { Reply, type HeaderValue } from "../../core/reply.js";
 import type { Layer, Next } from "../../core/route.js";
+import { describeLayer, type LayerDoc } from "../../core/layer-doc.js";
 import { headerText, parseCacheControl, splitList } from "../../shared/header-lists.js";
 import { MemoryStore, type MaybePromise, type Store } from "../../stores/index.js";
 
@@ -113,6 +114,24 @@ export function ifNoneMatchHits(header: string | undefined, etag: string): boole
   }
   return false;
 }
+
+/** What the cache adds to GET/HEAD operations in the OpenAPI document (not those with `config: { cache: false }`). */
+const CACHE_DOC: LayerDoc = {
+  optOut: "cache",
+  methods: ["GET", "HEAD"],
+  parameters: [{ in: "header", name: "if-none-match", required: false, schema: { type: "string" }, description: "Entity tags the client holds: a match is answered 304 without a body" }],
+  responses: {
+    304: {
+      description: "Not modified: the ETag sent in If-None-Match still matches",
+      headers: { etag: { description: "The entity tag of the current answer", schema: { type: "string" } } },
+    },
+  },
+  headers: {
+    [CACHE_STATUS_HEADER]: { description: "Whether the answer came from the cache", schema: { type: "string", enum: ["HIT", "MISS"] } },
+    etag: { description: "The entity tag of a cacheable answer (strong, from its body, unless the route sets one)", schema: { type: "string" } },
+    age: { description: "Seconds the answer has been in the cache (hits only)", schema: { type: "integer", minimum: 0 } },
+  },
+};
 
 function routeConfig(ctx: Context): CacheRouteConfig | false | undefined {
   const c = ctx.route?.meta.config?.["cache"];
@@ -270,7 +289,7 @@ export function responseCache(options: ResponseCacheOptions = {}): ResponseCache
     return reply;
   };
 
-  return Object.assign(layer, {
+  return Object.assign(describeLayer(layer, CACHE_DOC), {
     invalidate: (url: string) => store.delete(url),
     invalidatePrefix: (prefix: string) => store.deleteWhere((key) => key.startsWith(prefix)),
     invalidateTag: (tag: string) => store.deleteWhere((_key, entry) => entry.tags.includes(tag)),

@@ -19,6 +19,7 @@ import type { Reply } from "../../core/reply.js";
 import type { Layer, Next } from "../../core/route.js";
 import { isPromise } from "../../util/is-promise.js";
 import { MemoryStore, type MaybePromise, type Store } from "../../stores/index.js";
+import { describeLayer, type LayerDoc } from "../../core/layer-doc.js";
 
 export type BreakerState = "closed" | "open" | "half-open";
 
@@ -222,6 +223,16 @@ export type CircuitBreakerLayer = Layer & {
 
 const serverError = (reply: Reply): boolean => reply.status >= 500;
 
+/** What an open circuit answers, in the OpenAPI document. */
+const CIRCUIT_BREAKER_DOC: LayerDoc = {
+  responses: {
+    503: {
+      description: "The route failed too often recently (circuit open); retry after Retry-After seconds",
+      headers: { "retry-after": { description: "Seconds until the circuit lets a trial request through", schema: { type: "integer", minimum: 0 } } },
+    },
+  },
+};
+
 export function circuitBreaker(options: CircuitBreakerOptions = {}): CircuitBreakerLayer {
   const core = new BreakerCore(options);
   const name = options.name;
@@ -249,7 +260,7 @@ export function circuitBreaker(options: CircuitBreakerOptions = {}): CircuitBrea
     return isPromise(admitted) ? admitted.then((a) => run(ctx, next, key, a)) : run(ctx, next, key, admitted);
   };
 
-  return Object.assign(layer, {
+  return Object.assign(describeLayer(layer, CIRCUIT_BREAKER_DOC), {
     keyOf,
     state: (key: string) => core.state(key),
     snapshot: (key: string) => core.snapshot(key),

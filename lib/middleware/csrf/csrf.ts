@@ -100,10 +100,11 @@ function defaultSessionId(ctx: Context): string {
   return typeof sub === "string" ? "sub:" + sub : "anonymous";
 }
 
-/** What CSRF protection adds to unsafe operations in the OpenAPI document. */
+/** What CSRF protection adds to unsafe operations in the OpenAPI document (not those with `config: { csrf: false }`). */
 function csrfDoc(headerName: string, cookieName: string, formField: string | null): LayerDoc {
   const field = formField === null ? "" : ` (or the \`${formField}\` field of a form body)`;
   return {
+    optOut: "csrf",
     methods: ["POST", "PUT", "PATCH", "DELETE"],
     responses: { 403: { description: `The CSRF token is missing or does not match the \`${cookieName}\` cookie` } },
     parameters: [

@@ -119,9 +119,10 @@ function parseKey(raw: string): string | null {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const ignore = (): void => {};
 
-/** What idempotency keys add to the operations they cover in the OpenAPI document. */
+/** What idempotency keys add to the operations they cover in the OpenAPI document (not those with `config: { idempotency: false }`). */
 function idempotencyDoc(header: string, required: boolean, methods: readonly string[]): LayerDoc {
   return {
+    optOut: "idempotency",
     methods,
     parameters: [
       {
@@ -133,11 +134,15 @@ function idempotencyDoc(header: string, required: boolean, methods: readonly str
       },
     ],
     responses: {
+      400: { description: required ? `The ${header} header is missing or not 1 to ${MAX_KEY_LENGTH} visible ASCII characters` : `The ${header} header is not 1 to ${MAX_KEY_LENGTH} visible ASCII characters` },
+      // A keyed request's body is read (to fingerprint it) under the route's body limit.
+      413: { description: "The body of a keyed request is larger than the route accepts" },
       409: { description: "A request with this key is still running, or its answer cannot be replayed" },
       422: { description: "This key was already used with a different request body" },
       429: { description: "Too many requests with an idempotency key are in flight for this client" },
       503: { description: "Too many answers are being kept; retry later", headers: { "retry-after": { schema: { type: "integer", minimum: 0 } } } },
     },
+    headers: { [IDEMPOTENT_REPLAYED_HEADER]: { description: "`true` on an answer replayed for a repeated key", schema: { type: "string", enum: ["true"] } } },
   };
 }
 

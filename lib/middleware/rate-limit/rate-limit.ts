@@ -117,7 +117,7 @@ function exempt(ctx: Context): boolean {
 
 const INTEGER_HEADER = { type: "integer", minimum: 0 } as const;
 
-/** What a rate limit adds to the operations it covers in the OpenAPI document. */
+/** What a rate limit adds to the operations it covers in the OpenAPI document (not those with `config: { rateLimit: false }`). */
 function rateLimitDoc(sendHeaders: boolean): LayerDoc {
   const headers = {
     "ratelimit-limit": { description: "Requests allowed in a full window (the bucket's capacity)", schema: INTEGER_HEADER },
@@ -126,6 +126,7 @@ function rateLimitDoc(sendHeaders: boolean): LayerDoc {
     "ratelimit-policy": { description: "The policy: `<capacity>;w=<seconds>`", schema: { type: "string" } },
   };
   return {
+    optOut: "rateLimit",
     responses: {
       429: {
         description: "Too many requests from this client: wait for Retry-After seconds",
