@@ -12,8 +12,20 @@ export interface MediaType {
 const ABSENT: MediaType = Object.freeze({ essence: "", charset: undefined });
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
+/** The last header parsed and its (frozen) result: clients send the same one request after request. */
+let lastHeader = "";
+let lastType: MediaType = ABSENT;
+
 export function parseMediaType(header: string | undefined): MediaType {
   if (header === undefined || header === "") return ABSENT;
+  if (header === lastHeader) return lastType;
+  const parsed = parseUncached(header);
+  lastHeader = header;
+  lastType = parsed;
+  return parsed;
+}
+
+function parseUncached(header: string): MediaType {
   const semi = header.indexOf(";");
   const essence = (semi === -1 ? header : header.slice(0, semi)).trim().toLowerCase();
   const slash = essence.indexOf("/");
@@ -30,7 +42,7 @@ export function parseMediaType(header: string | undefined): MediaType {
       charset = v.toLowerCase();
     }
   }
-  return { essence, charset };
+  return Object.freeze({ essence, charset });
 }
 
 /** `application/json` or any `+json` structured suffix (RFC 6839). */

@@ -1,7 +1,9 @@
 // A Reply is what a handler's return value becomes and what layers see and change before it is
-// written to the socket once. Headers are a null-prototype object with lowercase names.
+// written to the socket once. Headers are a map with no inherited names (fastNullProtoMap) and
+// lowercase names.
 import type { Readable } from "node:stream";
 import type { ApiError } from "./errors.js";
+import { fastNullProtoMap } from "../util/fast-map.js";
 
 export type StreamBody = Readable | AsyncIterable<Uint8Array | string>;
 export type ReplyBody = string | Uint8Array | StreamBody | null;
@@ -44,7 +46,7 @@ export class Reply<S extends number = number, B = unknown> {
     this.sentJson = null;
     this.error = null;
     this.errorId = "";
-    const h: ReplyHeaders = Object.create(null);
+    const h: ReplyHeaders = fastNullProtoMap();
     if (headers !== undefined) {
       for (const name in headers) h[name.toLowerCase()] = headers[name]!;
     }
