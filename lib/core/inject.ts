@@ -3,8 +3,8 @@
 import type { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import type { Context } from "./context.js";
-import { isStreamBody, Reply, toReply } from "./reply.js";
-import { finalizeHeaders, isBodyless } from "./write.js";
+import { isStreamBody, type Reply } from "./reply.js";
+import { finalizeHeaders, isBodyless, settledReply } from "./write.js";
 
 export interface InjectOptions {
   method?: string;
@@ -73,7 +73,7 @@ export async function injectRequest(
 ): Promise<InjectResponse> {
   const { ctx, reply: pending } = run(fakeRequest(options));
   const value = await pending;
-  const reply = value instanceof Reply ? value : toReply(value);
+  const reply = settledReply(ctx, value);
   finalizeHeaders(ctx, reply);
   const bodyless = isBodyless(ctx.method, reply.status);
   let raw: Buffer;

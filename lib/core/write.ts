@@ -30,9 +30,24 @@ export function finalizeHeaders(ctx: Context, reply: Reply): void {
   else if (body instanceof Uint8Array) h["content-length"] = body.byteLength;
 }
 
+/**
+ * What the chain produced, as a Reply whose body is ready: a JSON reply a layer made is written
+ * lazily, so a value JSON cannot hold (a BigInt, a cycle) fails here and becomes the uniform 500
+ * instead of an exception on the socket's callback.
+ */
+export function settledReply(ctx: Context, value: Reply): Reply {
+  try {
+    const reply = value instanceof Reply ? value : toReply(value);
+    if (reply.pendingJson) void reply.body;
+    return reply;
+  } catch (err) {
+    return errorReply(ctx, err);
+  }
+}
+
 export function writeReply(ctx: Context, value: Reply): void {
   const res = ctx.res!;
-  const reply = value instanceof Reply ? value : toReply(value);
+  const reply = settledReply(ctx, value);
   finalizeHeaders(ctx, reply);
   // Answering before the body was read: should the connection close after this answer (our
   // `connection: close`, the client's, a last request), discard the rest first (lingering-close.ts).

@@ -135,6 +135,31 @@ describe("response contracts", () => {
   });
 });
 
+describe("JSON replies written late", () => {
+  it("a layer's JSON reply that JSON cannot hold is the uniform 500, in inject and on a socket", async () => {
+    const logger = captureLogger(40);
+    const app = new App({ logger });
+    // A layer answers itself with a value JSON.stringify refuses (a BigInt): the text is written
+    // only when the reply is sent, after every guard, and must still not escape as an exception.
+    app.layer(() => Promise.resolve(created({ n: 1n })));
+    app.route(route.get("/x", [], () => "never"));
+    const injected = await app.inject({ url: "/x" });
+    assert.equal(injected.status, 500);
+    assert.equal(JSON.parse(injected.body).error.type, "internal_error");
+    const server = await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const r = await fetch(`${server.url}/x`);
+      assert.equal(r.status, 500);
+      assert.equal(((await r.json()) as { error: { type: string } }).error.type, "internal_error");
+      const again = await fetch(`${server.url}/x`);
+      assert.equal(again.status, 500, "the server is still up");
+    } finally {
+      await server.close();
+    }
+    assert.match(JSON.stringify(logger.records), /BigInt/);
+  });
+});
+
 describe("route registration", () => {
   it("refuses a path extractor naming a parameter the path does not have", () => {
     const app = new App();
