@@ -40,11 +40,12 @@ export function readRequestBody(req: IncomingMessage, limit: number): Promise<Bu
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
+    // Three listeners: a client that goes away mid-body makes node:http emit "error" (ECONNRESET,
+    // "aborted") after the deprecated "aborted" event, so one handler covers both.
     const cleanup = (): void => {
       req.removeListener("data", onData);
       req.removeListener("end", onEnd);
       req.removeListener("error", onError);
-      req.removeListener("aborted", onAborted);
     };
     function onData(chunk: Buffer): void {
       received += chunk.length;
@@ -62,15 +63,11 @@ export function readRequestBody(req: IncomingMessage, limit: number): Promise<Bu
     }
     function onError(err: Error): void {
       cleanup();
-      reject(ApiError.badRequest("Request body could not be read", { cause: err, detail: err.message }));
-    }
-    function onAborted(): void {
-      cleanup();
-      reject(ApiError.badRequest("Request body was cut off by the client"));
+      if ((err as NodeJS.ErrnoException).code === "ECONNRESET") reject(ApiError.badRequest("Request body was cut off by the client", { cause: err }));
+      else reject(ApiError.badRequest("Request body could not be read", { cause: err, detail: err.message }));
     }
     req.on("data", onData);
     req.on("end", onEnd);
     req.on("error", onError);
-    req.on("aborted", onAborted);
   });
 }

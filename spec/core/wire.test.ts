@@ -132,3 +132,40 @@ describe("streams and headers on the wire", () => {
     assert.ok(out.endsWith("\r\n\r\n"), "no body after the headers");
   });
 });
+
+describe("a client that goes away mid-body", () => {
+  it("fails the body read with the uniform 400 (logged), never runs the handler, and the server keeps serving", async () => {
+    const { captureLogger } = await import("../support/capture-logger.js");
+    const { connect } = await import("node:net");
+    const logger = captureLogger(0);
+    let handled = 0;
+    const app = new App({ logger }).route(
+      route.post("/upload", [bytes()], (b) => {
+        handled++;
+        return { size: b.length };
+      }),
+    );
+    const server = await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(server.port, "127.0.0.1", () => {
+          socket.write("POST /upload HTTP/1.1\r\nHost: t\r\nContent-Type: application/octet-stream\r\nContent-Length: 1000\r\n\r\nonly-part-of-it");
+          setTimeout(() => {
+            socket.destroy();
+            resolve();
+          }, 100);
+        });
+        socket.on("error", reject);
+      });
+      const deadline = Date.now() + 2000;
+      while (!JSON.stringify(logger.records).includes("cut off by the client") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      assert.match(JSON.stringify(logger.records), /Request body was cut off by the client/);
+      assert.equal(handled, 0);
+      const ok = await send(`${server.url}/upload`, { method: "POST", headers: { "content-type": "application/octet-stream" }, body: "whole" });
+      assert.equal(ok.status, 200);
+      assert.equal(handled, 1);
+    } finally {
+      await server.close();
+    }
+  });
+});
