@@ -77,9 +77,11 @@ export function handlerStep(extractors: readonly AnyExtractor[], handler: AnyHan
   if (n === 0) return () => finish(handler());
   if (n === 1) {
     const e0 = extractors[0]!.extract;
+    // Made once: the continuation after an async extractor needs no per-request closure.
+    const run = (x: unknown): Reply | Promise<Reply> => finish(handler(x));
     return (ctx) => {
       const v = e0(ctx);
-      return isPromise(v) ? v.then((x) => finish(handler(x))) : finish(handler(v));
+      return isPromise(v) ? v.then(run) : run(v);
     };
   }
   const extract = extractors.map((e) => e.extract);
