@@ -3,29 +3,12 @@
 // this file, runs it under valgrind --tool=callgrind at N and 2N iterations and prints the
 // difference per request (fixed costs cancel). Alone: node contract-loop.mjs <case> <schemas 0|1> <n>
 import { freemem, totalmem } from "node:os";
-import { App, created, json, path, route, silentLogger, t } from "../../lib/index.js";
-import { HELLO_BODY, makeBigPayload, VALID_USER } from "../servers/route-table.js";
-
-const BigItem = t.object({
-  id: t.integer(),
-  name: t.string(),
-  email: t.string(),
-  active: t.boolean(),
-  score: t.number(),
-  tags: t.array(t.string()),
-  created_at: t.string({ format: "date-time" }),
-});
-const CreateUser = t.object({ email: t.string({ email: true }), password: t.string({ length: { min: 8 } }) });
+import { App, silentLogger } from "../../lib/index.js";
+import { scenarioRoutes } from "../servers/keel-routes.js";
+import { VALID_USER } from "../servers/route-table.js";
 
 function buildApp(schemas: boolean): App {
-  const big = makeBigPayload();
-  const r = <R>(responses: R) => (schemas ? { responses } : {});
-  return new App({ logger: silentLogger })
-    .route(route.get("/hello", r({ 200: t.object({ hello: t.string() }) }), [], () => HELLO_BODY))
-    .route(route.get("/users/{id}", r({ 200: t.object({ id: t.u64(), name: t.string() }) }), [path("id", t.u64())], (id) => ({ id, name: "user" })))
-    .route(route.post("/users", r({ 201: t.object({ id: t.integer(), email: t.string() }) }), [json(CreateUser)], (u) => created({ id: 1, email: u.email })))
-    .route(route.get("/big", r({ 200: t.object({ items: t.array(BigItem), total: t.integer() }) }), [], () => big))
-    .compile();
+  return new App({ logger: silentLogger }).routes(scenarioRoutes(schemas)).compile();
 }
 
 const CASES = {

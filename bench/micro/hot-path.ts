@@ -14,9 +14,10 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
-import { App, created, json, path, route, silentLogger, t } from "../../lib/index.js";
+import { App, route, silentLogger } from "../../lib/index.js";
 import { jsonReply } from "../../lib/core/reply.js";
 import { benchErrorBody } from "../servers/common.js";
+import { scenarioRoutes } from "../servers/keel-routes.js";
 import { benchExtraRoutes, EXTRA_ROUTE_BODY, HELLO_BODY, INVALID_USER, makeBigPayload, VALID_USER } from "../servers/route-table.js";
 
 export interface MicroCase {
@@ -108,16 +109,7 @@ function stubRequest(method: string, url: string): IncomingMessage {
 // --- the cases ----------------------------------------------------------------------------------
 
 function benchApp(): App {
-  const app = new App({ logger: silentLogger })
-    .route(route.get("/hello", [], () => HELLO_BODY))
-    .route(route.get("/users/{id}", [path("id", t.u64())], (id) => ({ id, name: "user" })))
-    .route(
-      route.post(
-        "/users",
-        [json(t.object({ email: t.string({ email: true }), password: t.string({ length: { min: 8 } }) }))],
-        (u) => created({ id: 1, email: u.email }),
-      ),
-    );
+  const app = new App({ logger: silentLogger }).routes(scenarioRoutes(false));
   for (const r of benchExtraRoutes()) {
     const handler = () => EXTRA_ROUTE_BODY;
     app.route(r.method === "GET" ? route.get(r.path, [], handler) : r.method === "POST" ? route.post(r.path, [], handler) : route.delete(r.path, [], handler));
@@ -222,28 +214,9 @@ function jsonCases(): MicroCase[] {
   ];
 }
 
-const BigItemSchema = t.object({
-  id: t.integer(),
-  name: t.string(),
-  email: t.string(),
-  active: t.boolean(),
-  score: t.number(),
-  tags: t.array(t.string()),
-  created_at: t.string({ format: "date-time" }),
-});
-const BigListSchema = t.object({ items: t.array(BigItemSchema), total: t.integer() });
-const CreateUserBody = t.object({ email: t.string({ email: true }), password: t.string({ length: { min: 8 } }) });
-
 /** The contract group's app: the same handlers, with (`schemas`) or without declared responses. */
 function contractApp(schemas: boolean): App {
-  const big = makeBigPayload();
-  const r = <T>(responses: T) => (schemas ? { responses } : {});
-  return new App({ logger: silentLogger })
-    .route(route.get("/hello", r({ 200: t.object({ hello: t.string() }) }), [], () => HELLO_BODY))
-    .route(route.get("/users/{id}", r({ 200: t.object({ id: t.u64(), name: t.string() }) }), [path("id", t.u64())], (id) => ({ id, name: "user" })))
-    .route(route.get("/big", r({ 200: BigListSchema }), [], () => big))
-    .route(route.post("/users", r({ 201: t.object({ id: t.integer(), email: t.string() }) }), [json(CreateUserBody)], (u) => created({ id: 1, email: u.email })))
-    .compile();
+  return new App({ logger: silentLogger }).routes(scenarioRoutes(schemas)).compile();
 }
 
 function contractCases(): MicroCase[] {

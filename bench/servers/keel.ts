@@ -3,11 +3,12 @@
 //   node keel.mjs --stack    scenario 4: GET /hello behind the production stack
 //   --response-schemas       the same routes with declared response schemas, so their compiled
 //                            serializers write the bodies (bench/servers/keel-schemas.ts)
-import { App, created, json, path, route, silentLogger, t, type RouteDefinition } from "../../lib/index.js";
+import { App, route, silentLogger, type RouteDefinition } from "../../lib/index.js";
 import { cors, securityHeaders } from "../../lib/middleware/index.js";
 import { production } from "../../lib/service/index.js";
 import { ALLOWED_ORIGIN, announceReady, exitOnSignal, SECURITY_HEADERS, wantsProductionStack } from "./common.js";
-import { benchExtraRoutes, EXTRA_ROUTE_BODY, HELLO_BODY, makeBigPayload } from "./route-table.js";
+import { scenarioRoutes } from "./keel-routes.js";
+import { benchExtraRoutes, EXTRA_ROUTE_BODY } from "./route-table.js";
 
 /**
  * Scenario 4: the same stack the other servers write by hand (bench/servers/common.ts): request
@@ -32,30 +33,8 @@ function withProductionStack(app: App): App {
   return app;
 }
 
-const CreateUser = t.object({
-  email: t.string({ email: true }),
-  password: t.string({ length: { min: 8 } }),
-});
-
-const BigItem = t.object({
-  id: t.integer(),
-  name: t.string(),
-  email: t.string(),
-  active: t.boolean(),
-  score: t.number(),
-  tags: t.array(t.string()),
-  created_at: t.string({ format: "date-time" }),
-});
-
 function buildApp(schemas: boolean): App {
-  const big = makeBigPayload();
-  const app = new App({ logger: silentLogger });
-  // Without --response-schemas the meta is empty: the bodies go through JSON.stringify.
-  const r = <R>(responses: R) => (schemas ? { responses } : {});
-  app.route(route.get("/hello", r({ 200: t.object({ hello: t.string() }) }), [], () => HELLO_BODY));
-  app.route(route.get("/users/{id}", r({ 200: t.object({ id: t.u64(), name: t.string() }) }), [path("id", t.u64())], (id) => ({ id, name: "user" })));
-  app.route(route.post("/users", r({ 201: t.object({ id: t.integer(), email: t.string() }) }), [json(CreateUser)], (u) => created({ id: 1, email: u.email })));
-  app.route(route.get("/big", r({ 200: t.object({ items: t.array(BigItem), total: t.integer() }) }), [], () => big));
+  const app = new App({ logger: silentLogger }).routes(scenarioRoutes(schemas));
   for (const r of benchExtraRoutes()) app.route(extraRoute(r.method, r.path));
   return app;
 }
