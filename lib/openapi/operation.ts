@@ -228,11 +228,10 @@ function tags(def: RouteDefinition, pattern: string): string[] {
   return list;
 }
 
-/** Security requirement names the route's extractors and layers declare, in first-seen order. */
-export function securityNames(def: RouteDefinition, layers: readonly LayerDoc[] = []): string[] {
+/** Security requirement names the route's extractors declare, in first-seen order. */
+function extractorSecurityNames(def: RouteDefinition): string[] {
   const names: string[] = [];
   for (const e of def.extractors) for (const n of e.doc.security ?? []) if (!names.includes(n)) names.push(n);
-  for (const l of layers) for (const n of l.security ?? []) if (!names.includes(n)) names.push(n);
   return names;
 }
 
@@ -272,7 +271,7 @@ function securityRequirements(def: RouteDefinition, layers: readonly LayerDoc[])
     return out;
   }
   const optional = optionalAuthLayers(layers);
-  const fromExtractors = securityNames(def);
+  const fromExtractors = extractorSecurityNames(def);
   if (fromExtractors.length > 0) {
     const refused = def.extractors.some((e) => (e.doc.security?.length ?? 0) > 0 && (e.doc.errorStatuses ?? []).includes(401));
     const anonymous = optional.length > 0 && !refused;
