@@ -1,5 +1,5 @@
 // Whole-server instructions per request, exactly (issue 16; ../shared/BENCHMARKING.md):
-//   node bench/instructions.mjs [--impls keel,raw,fastify] [--only hello,param,post,stack]
+//   node bench/instructions.mjs [--impls keel,raw,fastify,floor] [--only hello,param,post,stack]
 //                               [--requests 5000] [--windows 5] [--warmup 10000] [--out FILE]
 // Each server (bundled as for the throughput run) runs under valgrind's callgrind with
 // `--single-threaded --hash-seed=1 --random-seed=1 --no-flush-bytecode`; the load comes from this
@@ -146,6 +146,7 @@ const scenarios = SCENARIOS.filter((s) => opts.only.includes(s.id));
 const results = [];
 for (const scenario of scenarios) {
   for (const impl of impls) {
+    if (impl.only !== undefined && !impl.only.includes(scenario.id)) continue;
     const r = await measure(impl.id, scenario, builds[impl.id], opts);
     console.error(`${scenario.id} ${impl.id}: ${Math.round(r.median).toLocaleString("en-US")} instructions/request (spread ${r.spreadPct.toFixed(2)}%)`);
     results.push(r);
@@ -163,7 +164,7 @@ for (const s of scenarios) {
   const raw = cell(s.id, "raw")?.median;
   const fastify = cell(s.id, "fastify")?.median;
   const ratio = (a, b) => (a === undefined || b === undefined ? "" : `${(a / b).toFixed(3)}`);
-  lines.push(`| ${s.id} | ${impls.map((i) => `${Math.round(cell(s.id, i.id).median).toLocaleString("en-US")} (±${cell(s.id, i.id).spreadPct.toFixed(1)}%)`).join(" | ")} | ${ratio(keel, raw)} | ${ratio(keel, fastify)} |`);
+  lines.push(`| ${s.id} | ${impls.map((i) => (cell(s.id, i.id) === undefined ? "" : `${Math.round(cell(s.id, i.id).median).toLocaleString("en-US")} (±${cell(s.id, i.id).spreadPct.toFixed(1)}%)`)).join(" | ")} | ${ratio(keel, raw)} | ${ratio(keel, fastify)} |`);
 }
 console.log(lines.join("\n"));
 if (opts.out !== "") writeFileSync(opts.out, JSON.stringify({ node: process.version, opts, results }, null, 2));
