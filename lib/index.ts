@@ -38,6 +38,7 @@ export {
   type ReplyBody,
   type ReplyHeaders,
   type HeaderValue,
+  type CookieOptions,
 } from "./core/reply.js";
 export { ApiError, raise, registerErrorMapper, type ErrorType, type ValidationField, type ApiErrorOptions } from "./core/errors.js";
 export { createJsonLogger, silentLogger, type Logger, type LogLevelName } from "./util/logger.js";

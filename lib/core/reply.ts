@@ -4,6 +4,10 @@
 import type { Readable } from "node:stream";
 import type { ApiError } from "./errors.js";
 import { fastNullProtoMap } from "../util/fast-map.js";
+import { serializeSetCookie, type CookieAttributes } from "../util/set-cookie.js";
+
+/** Options of `reply.setCookie`: path "/" and SameSite=Lax by default, host-only, session cookie. */
+export type CookieOptions = CookieAttributes;
 
 export type StreamBody = Readable | AsyncIterable<Uint8Array | string>;
 export type ReplyBody = string | Uint8Array | StreamBody | null;
@@ -101,6 +105,19 @@ export class Reply<S extends number = number, B = unknown> {
   header(name: string, value: HeaderValue): this {
     this.headers[name.toLowerCase()] = value;
     return this;
+  }
+
+  /**
+   * Add a Set-Cookie header (several per reply). The value is percent-encoded; the name and
+   * options are validated (a TypeError for a bad one: never a broken header).
+   */
+  setCookie(name: string, value: string, options?: CookieOptions): this {
+    return this.appendHeader("set-cookie", serializeSetCookie(name, value, options));
+  }
+
+  /** Tell the client to drop a cookie (empty value, Max-Age=0); pass the path and domain it was set with. */
+  clearCookie(name: string, options?: Pick<CookieOptions, "path" | "domain" | "secure" | "sameSite" | "httpOnly" | "partitioned">): this {
+    return this.appendHeader("set-cookie", serializeSetCookie(name, "", { ...options, maxAge: 0 }));
   }
 
   /** Add a value to a header that may repeat (set-cookie, vary). */

@@ -18,6 +18,10 @@ export interface CookieAttributes {
   sameSite?: SameSite;
   /** Max-Age in seconds (default: a session cookie). */
   maxAge?: number;
+  /** Expires attribute (an HTTP date; Max-Age wins in browsers when both are set). */
+  expires?: Date;
+  /** Partitioned attribute (CHIPS): the cookie is keyed to the top-level site. Requires secure. */
+  partitioned?: boolean;
 }
 
 /** A compiled cookie: `set(value)` and `clear()` give complete Set-Cookie header values. */
@@ -29,6 +33,17 @@ export interface CompiledCookie {
 
 function fail(message: string): never {
   throw new TypeError(`cookie: ${message}`);
+}
+
+/**
+ * One Set-Cookie value: the value is percent-encoded (`parseCookies` decodes it), so any string
+ * round-trips; name and attributes are checked as by compileCookie (a TypeError, never a broken
+ * header). RFC 6265bis caps name + value at 4096 bytes.
+ */
+export function serializeSetCookie(name: string, value: string, attrs: CookieAttributes = {}): string {
+  const encoded = encodeURIComponent(value);
+  if (name.length + encoded.length > 4096) fail(`cookie ${name}: name and encoded value exceed 4096 bytes`);
+  return compileCookie(name, attrs).set(encoded);
 }
 
 export function compileCookie(name: string, attrs: CookieAttributes = {}): CompiledCookie {
@@ -55,11 +70,20 @@ export function compileCookie(name: string, attrs: CookieAttributes = {}): Compi
     if (!Number.isInteger(attrs.maxAge) || attrs.maxAge < 0) fail("maxAge must be a non-negative integer (seconds)");
     suffix += `; Max-Age=${attrs.maxAge}`;
   }
+  if (attrs.expires !== undefined) {
+    const at = attrs.expires;
+    if (!(at instanceof Date) || Number.isNaN(at.getTime())) fail("expires must be a valid Date");
+    suffix += `; Expires=${at.toUTCString()}`;
+  }
   if (attrs.httpOnly === true) suffix += "; HttpOnly";
   if (secure) suffix += "; Secure";
   suffix += `; SameSite=${sameSite}`;
+  if (attrs.partitioned === true) {
+    if (!secure) fail("partitioned requires secure");
+    suffix += "; Partitioned";
+  }
   const prefix = name + "=";
-  const cleared = `${prefix}${suffix.replace(/; Max-Age=\d+/, "")}; Max-Age=0`;
+  const cleared = `${prefix}${suffix.replace(/; Max-Age=\d+/, "").replace(/; Expires=[^;]*/, "")}; Max-Age=0`;
   return {
     name,
     set(value: string): string {
