@@ -34,6 +34,9 @@ export const FEATURES = [
   { name: "service", entry: "lib/service/index.ts", requires: [], description: "production(), probes, observability, runService() CLI" },
   { name: "db-errors", entry: "lib/db-errors/index.ts", requires: [], description: "mapDatabaseError for registerErrorMapper" },
   { name: "client", entry: "lib/client/index.ts", requires: [], description: "client<typeof routes>(baseUrl): a typed fetch client for an app's routes" },
+  { name: "cookies", entry: "lib/web/cookies/index.ts", requires: [], description: "cookieSigner() and signedCookie(): HMAC-signed cookies with key rotation" },
+  { name: "session", entry: "lib/web/session/index.ts", requires: ["cookies", "stores"], description: "session() layer and sessionState(): a signed id cookie, data in a Store" },
+  { name: "static", entry: "lib/web/static/index.ts", requires: [], description: "serveStatic(): files under a prefix with ETags, ranges and precompressed siblings" },
 ];
 
 const BY_NAME = new Map(FEATURES.map((f) => [f.name, f]));
@@ -42,6 +45,7 @@ const BY_NAME = new Map(FEATURES.map((f) => [f.name, f]));
 export const GROUPS = {
   auth: ["jwt", "guards", "api-key", "oauth2"],
   middleware: [...FEATURES.filter((f) => f.entry.startsWith("lib/middleware/")).map((f) => f.name), "stores"],
+  web: FEATURES.filter((f) => f.entry.startsWith("lib/web/")).map((f) => f.name),
   all: FEATURES.map((f) => f.name),
 };
 
@@ -101,6 +105,7 @@ export const PACKAGE_ENTRIES = [
   { subpath: "./service", entry: "lib/service/index.ts", out: "service" },
   { subpath: "./db-errors", entry: "lib/db-errors/index.ts", out: "db-errors" },
   { subpath: "./client", entry: "lib/client/index.ts", out: "client" },
+  { subpath: "./web", entry: "lib/web/index.ts", out: "web" },
 ];
 
 /** The package.json `exports` value PACKAGE_ENTRIES stands for. */

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 const KERNEL = new Set(["core", "router", "schema", "extract", "util"]);
 const NOT_FEATURES = new Set([...KERNEL, "shared", "sample"]);
 /** Folders whose subfolders are each a feature of their own (lib/middleware/cors, ...). */
-const FEATURE_GROUPS = new Set(["auth", "middleware"]);
+const FEATURE_GROUPS = new Set(["auth", "middleware", "web"]);
 
 /** Blank comments and the contents of string and template literals (keeping quotes and length). */
 export function stripNonCode(text) {

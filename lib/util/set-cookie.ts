@@ -41,7 +41,12 @@ function fail(message: string): never {
  * header). RFC 6265bis caps name + value at 4096 bytes.
  */
 export function serializeSetCookie(name: string, value: string, attrs: CookieAttributes = {}): string {
-  const encoded = encodeURIComponent(value);
+  let encoded: string;
+  try {
+    encoded = encodeURIComponent(value);
+  } catch {
+    fail(`cookie ${name}: value is not well-formed Unicode (a lone surrogate)`);
+  }
   if (name.length + encoded.length > 4096) fail(`cookie ${name}: name and encoded value exceed 4096 bytes`);
   return compileCookie(name, attrs).set(encoded);
 }

@@ -5,7 +5,7 @@
 //   3. lib/util imports only itself; lib/router and lib/schema only themselves and util;
 //   4. lib/core imports only core, router, schema, util; lib/extract adds itself to those;
 //   5. lib/shared and lib/index.ts import only the kernel (shared also itself);
-//   6. a feature (any other top-level folder; each subfolder of auth/ and middleware/) imports
+//   6. a feature (any other top-level folder; each subfolder of auth/, middleware/ and web/) imports
 //      the kernel, util, shared, its own files, and other features only through their index.ts;
 //   7. lib/sample imports entry points only, and nothing imports lib/sample;
 //   8. specs use the public entry points (and the sample's index); the few that need internals
