@@ -36,6 +36,7 @@ export const FEATURES = [
   { name: "client", entry: "lib/client/index.ts", requires: [], description: "client<typeof routes>(baseUrl): a typed fetch client for an app's routes" },
   { name: "cookies", entry: "lib/web/cookies/index.ts", requires: [], description: "cookieSigner() and signedCookie(): HMAC-signed cookies with key rotation" },
   { name: "session", entry: "lib/web/session/index.ts", requires: ["cookies", "stores"], description: "session() layer and sessionState(): a signed id cookie, data in a Store" },
+  { name: "templates", entry: "lib/web/templates/index.ts", requires: [], description: "templates(): HTML file templates compiled once, partials, layouts, dev reload" },
   { name: "static", entry: "lib/web/static/index.ts", requires: [], description: "serveStatic(): files under a prefix with ETags, ranges and precompressed siblings" },
 ];
 
