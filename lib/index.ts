@@ -45,6 +45,7 @@ export { ApiError, raise, registerErrorMapper, type ErrorType, type ValidationFi
 export { createJsonLogger, silentLogger, type Logger, type LogLevelName } from "./util/logger.js";
 export type { InjectOptions, InjectResponse } from "./core/inject.js";
 export type { ListenOptions, ListeningServer } from "./core/listen.js";
+export type { TlsOptions } from "./core/tls-options.js";
 export { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./core/server-limits.js";
 export type { AsyncValidationAdapters } from "./core/runtime.js";
 

@@ -19,6 +19,7 @@ import type { Layer, RouteDefinition } from "./route.js";
 import type { AppRuntime, AsyncValidationAdapters, ResponseValidation } from "./runtime.js";
 import { writeReply } from "./write.js";
 import { admitPipelined } from "./pipeline-guard.js";
+import { isHttp2Request } from "./http2-compat.js";
 import { DEFAULT_SERVER_LIMITS } from "./server-limits.js";
 
 export interface AppOptions {
@@ -265,8 +266,10 @@ export class App {
     // HTTP/1.1 requires Host (RFC 9112 §3.2; Node's own check would answer a bare 400), and only
     // HTTP/1.x is spoken here (llhttp also parses "HTTP/0.9" and "HTTP/2.0" request lines).
     const host = req.headers.host;
-    if (ctx.routingError === undefined && (req.httpVersionMajor !== 1 || (host === undefined ? req.httpVersionMinor === 1 : !isValidHost(host)))) {
-      ctx.routingError = req.httpVersionMajor !== 1 ? UNSUPPORTED_VERSION : host === undefined ? MISSING_HOST : INVALID_HOST;
+    // HTTP/2 streams come through node:http2's compatibility API (listen with tls + http2); their
+    // authority is the :authority pseudo-header, which nghttp2 has checked, and Host is optional.
+    if (ctx.routingError === undefined && ((req.httpVersionMajor !== 1 && !isHttp2Request(req)) || (host === undefined ? req.httpVersionMinor === 1 : !isValidHost(host)))) {
+      ctx.routingError = req.httpVersionMajor !== 1 && !isHttp2Request(req) ? UNSUPPORTED_VERSION : host === undefined ? MISSING_HOST : INVALID_HOST;
     }
     const r = this.select(ctx)(ctx);
     if (isPromise(r)) r.then((reply) => writeReply(ctx, reply));

@@ -18,7 +18,8 @@ function declaredLength(req: IncomingMessage): number {
   const te = req.headers["transfer-encoding"];
   if (te !== undefined) return -1; // chunked: the length is whatever arrives
   const cl = req.headers["content-length"];
-  if (cl === undefined) return 0;
+  // HTTP/2 frames the body itself (DATA frames until END_STREAM): no Content-Length is needed.
+  if (cl === undefined) return req.httpVersionMajor === 2 ? -1 : 0;
   const n = Number(cl);
   return Number.isSafeInteger(n) && n >= 0 ? n : -1;
 }

@@ -2,10 +2,12 @@
 // headers over maxHeaderSize, a request that took longer than headersTimeout/requestTimeout, an
 // Expect the server does not meet. Node answers those with a bare status line; here they get
 // the uniform error body with an error_id, are logged, and the socket is closed gracefully.
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { EventEmitter } from "node:events";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { ApiError, errorBodyJson, newErrorId } from "./errors.js";
+import { isHttp2Request } from "./http2-compat.js";
 import { LOG_LEVELS } from "../util/logger.js";
 import type { AppRuntime } from "./runtime.js";
 
@@ -44,14 +46,23 @@ function errorResponseBytes(err: ApiError, errorId: string, production: boolean)
   );
 }
 
-/** Install the uniform answers for parser errors, timeouts and unmet expectations on `server`. */
-export function installClientErrorHandler(server: Server, runtime: AppRuntime): void {
+/**
+ * Install the uniform answers for parser errors, timeouts and unmet expectations on `server`: a
+ * node:http or node:https server, or an HTTP/2 server (whose HTTP/1.1 connections raise the same
+ * events; its HTTP/2 streams raise `connect` and `checkExpectation` with a response instead).
+ */
+export function installClientErrorHandler(server: EventEmitter, runtime: AppRuntime): void {
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(runtime, err, socket as Socket));
   // CONNECT (a proxy's method): without a listener Node destroys the socket without a word.
   server.on("connect", (req: IncomingMessage, socket: Duplex) => {
     const error = new ApiError(405, "method_not_allowed", "CONNECT is not supported");
     const errorId = newErrorId();
     logClientError(runtime, error, errorId, "connect", req.socket);
+    // Over HTTP/2, CONNECT is a stream like any other and the second argument its response.
+    if (isHttp2Request(req)) {
+      answerOnStream(socket as unknown as ServerResponse, error, errorId, runtime.production);
+      return;
+    }
     const s = socket as Socket;
     if (s.writable) s.end(errorResponseBytes(error, errorId, runtime.production));
     else s.destroy();
@@ -62,9 +73,22 @@ export function installClientErrorHandler(server: Server, runtime: AppRuntime): 
     const errorId = newErrorId();
     const body = errorBodyJson(error, errorId, runtime.production);
     logClientError(runtime, error, errorId, "expectation", req.socket);
+    if (isHttp2Request(req)) {
+      answerOnStream(res, error, errorId, runtime.production);
+      return;
+    }
     res.writeHead(417, { "content-type": "application/json", "content-length": Buffer.byteLength(body), connection: "close" });
     res.end(body);
   });
+}
+
+/** The uniform error on an HTTP/2 stream: no `connection` header there (RFC 9113 §8.2.2). */
+function answerOnStream(res: ServerResponse, error: ApiError, errorId: string, production: boolean): void {
+  const body = errorBodyJson(error, errorId, production);
+  const headers: Record<string, string | number> = { "content-type": "application/json", "content-length": Buffer.byteLength(body) };
+  for (const [name, value] of Object.entries(error.headers ?? {})) headers[name] = value;
+  res.writeHead(error.status, headers);
+  res.end(body);
 }
 
 function answerClientError(runtime: AppRuntime, err: NodeJS.ErrnoException, socket: Socket): void {

@@ -1,6 +1,7 @@
 // The per-request context: one object per request, one stable shape. Everything derived from the
 // request (query, cookies, content type, body) is parsed lazily, once, and shared.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { TLSSocket } from "node:tls";
 import { readRequestBody } from "./body.js";
 import { parseCookies } from "./cookies.js";
 import { parseMediaType, type MediaType } from "./content-type.js";
@@ -123,6 +124,15 @@ export class Context {
   /** Socket peer address (never taken from X-Forwarded-For here). */
   get remoteAddress(): string {
     return this.req.socket?.remoteAddress ?? "";
+  }
+
+  /**
+   * True when the request arrived over TLS on this server's own socket (HTTPS or HTTP/2; an
+   * HTTP/2 request's socket is its session's). Behind a TLS-terminating proxy this is false:
+   * what the proxy says (X-Forwarded-Proto) is not trusted here.
+   */
+  get secure(): boolean {
+    return (this.req.socket as TLSSocket | null | undefined)?.encrypted === true;
   }
 
   /** Aborts when the client goes away before the response is finished, or when a layer aborts it. */

@@ -1,16 +1,21 @@
 // Listening and graceful shutdown. When the signal aborts (or the shutdown promise settles):
 // readiness flips to draining; for the pre-stop delay the server keeps accepting and answering
-// (every response carries `connection: close`, so clients retire their sockets and a load
-// balancer sees /ready answer 503); then the listener stops accepting, idle keep-alive sockets
-// close, in-flight requests finish, and after the deadline whatever is left is cut off and
-// counted. Then the shutdown hooks run and `closed` resolves. The connection limits
-// (server-limits.ts) and the uniform answers to parser errors (client-error.ts) are set here.
+// (every HTTP/1 response carries `connection: close` and every HTTP/2 session gets a GOAWAY, so
+// clients retire their connections and a load balancer sees /ready answer 503); then the listener
+// stops accepting, idle connections close, in-flight requests finish, and after the deadline
+// whatever is left is cut off and counted. Then the shutdown hooks run and `closed` resolves. The
+// connection limits (server-limits.ts) and the uniform answers to parser errors (client-error.ts)
+// are set here. With `tls` the server is node:https; with `tls` and `http2` it is HTTP/2 with
+// HTTP/1.1 fallback (http2-server.ts). Cleartext HTTP/2 (h2c) is not offered.
 import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { SecureServerOptions } from "node:http2";
+import type { AddressInfo, Server as NetServer } from "node:net";
 import type { AppRuntime } from "./runtime.js";
 import { LOG_LEVELS } from "../util/logger.js";
 import { installClientErrorHandler } from "./client-error.js";
-import { applyServerLimits, resolveServerLimits, serverConstructionOptions, type ServerLimits } from "./server-limits.js";
+import { createHttp2Listener, type ConnectionDrain } from "./http2-server.js";
+import { applyServerLimits, resolveServerLimits, serverConstructionOptions, type ResolvedServerLimits, type ServerLimits } from "./server-limits.js";
+import { resolveTlsOptions, type TlsOptions } from "./tls-options.js";
 
 export const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
 
@@ -30,15 +35,32 @@ export interface ListenOptions extends ServerLimits {
    * so a load balancer takes the instance out before its listener closes.
    */
   preStopDelay?: number;
-  /** Raw options for node:http createServer; they win over the limits above. */
-  server?: ServerOptions;
+  /**
+   * Serve HTTPS: the key and certificate (PEM), and optionally a CA, passphrase, protocol floor,
+   * ciphers... (a subset of node:tls options). The URL becomes `https://`.
+   */
+  tls?: TlsOptions;
+  /**
+   * With `tls`: serve HTTP/2 (ALPN "h2") and HTTP/1.1 on the same port, for clients that only
+   * speak that. Requires `tls`: cleartext HTTP/2 (h2c) is not supported.
+   */
+  http2?: boolean;
+  /**
+   * Raw options for node:http `createServer` (node:https with `tls`, `http2.createSecureServer`
+   * with `http2`); they win over the limits above.
+   */
+  server?: ServerOptions | SecureServerOptions;
 }
 
-export interface ListeningServer {
-  readonly server: Server;
+export interface ListeningServer<S extends NetServer = Server> {
+  /**
+   * The node server: an http.Server, an https.Server with `tls`, or an Http2SecureServer with
+   * `http2` (which serves its HTTP/1.1 clients through node:http, with the same limit properties).
+   */
+  readonly server: S;
   readonly host: string;
   readonly port: number;
-  /** `http://host:port` (IPv6 hosts in brackets). */
+  /** `http://host:port`, or `https://` with `tls` (IPv6 hosts in brackets). */
   readonly url: string;
   /** Start the graceful shutdown now; resolves when it is done. */
   close(): Promise<void>;
@@ -53,22 +75,52 @@ export interface Listenable {
   runShutdownHooks(): Promise<void>;
 }
 
-export function listenApp(app: Listenable, options: ListenOptions): Promise<ListeningServer> {
-  let limits;
-  try {
-    limits = resolveServerLimits(options);
-  } catch (err) {
-    return Promise.reject(err);
+/**
+ * The node server for the options, with its limits and the uniform client-error answers.
+ * node:https and node:http2 are loaded only when asked for (about 2 and 4 ms of startup).
+ */
+async function createListener(app: Listenable, options: ListenOptions, limits: ResolvedServerLimits): Promise<{ server: NetServer; drain: ConnectionDrain }> {
+  if (options.http2 === true && options.tls === undefined) {
+    throw new TypeError("keel: listen option http2 requires tls (cleartext HTTP/2, h2c, is not supported)");
   }
-  app.runtime.limits = limits;
-  const server = createServer({ ...serverConstructionOptions(limits), ...options.server }, app.handler);
+  if (options.tls === undefined) {
+    const server = createServer({ ...serverConstructionOptions(limits), ...(options.server as ServerOptions) }, app.handler);
+    applyServerLimits(server, limits);
+    installClientErrorHandler(server, app.runtime);
+    return { server, drain: http1Drain(server) };
+  }
+  const tls = resolveTlsOptions(options.tls);
+  if (options.http2 === true) {
+    const { createSecureServer } = await import("node:http2");
+    const { server, drain } = createHttp2Listener(createSecureServer, app.handler, limits, tls, options.server as SecureServerOptions | undefined);
+    installClientErrorHandler(server, app.runtime);
+    return { server, drain };
+  }
+  const { createServer: createHttpsServer } = await import("node:https");
+  const server = createHttpsServer({ ...tls, ...serverConstructionOptions(limits), ...(options.server as ServerOptions) }, app.handler);
   applyServerLimits(server, limits);
   installClientErrorHandler(server, app.runtime);
+  return { server, drain: http1Drain(server) };
+}
+
+/** node:http (and node:https) track their own connections: idle ones close, the rest finish. */
+function http1Drain(server: Server): ConnectionDrain {
+  return {
+    begin() {},
+    closeIdle: () => server.closeIdleConnections(),
+    closeAll: () => server.closeAllConnections(),
+  };
+}
+
+export async function listenApp(app: Listenable, options: ListenOptions): Promise<ListeningServer> {
+  const limits = resolveServerLimits(options);
   const timeout = options.shutdownTimeout ?? DEFAULT_SHUTDOWN_TIMEOUT;
   const preStopDelay = options.preStopDelay ?? 0;
   if (!Number.isSafeInteger(preStopDelay) || preStopDelay < 0) {
-    return Promise.reject(new RangeError(`keel: listen option preStopDelay must be an integer >= 0, got ${String(preStopDelay)}`));
+    throw new RangeError(`keel: listen option preStopDelay must be an integer >= 0, got ${String(preStopDelay)}`);
   }
+  const { server, drain: connections } = await createListener(app, options, limits);
+  app.runtime.limits = limits;
   const logger = app.runtime.logger;
   let closing: Promise<void> | null = null;
   let resolveClosed!: () => void;
@@ -77,17 +129,18 @@ export function listenApp(app: Listenable, options: ListenOptions): Promise<List
   const drain = (): Promise<void> => {
     if (closing !== null) return closing;
     app.runtime.draining = true;
+    connections.begin();
     closing = new Promise<void>((resolve) => {
       if (preStopDelay === 0) resolve();
       else setTimeout(resolve, preStopDelay);
     }).then(() => new Promise<void>((resolve) => {
-      const sweeper = setInterval(() => server.closeIdleConnections(), 20);
+      const sweeper = setInterval(() => connections.closeIdle(), 20);
       const deadline = setTimeout(() => {
         server.getConnections((_err, count) => {
           if (count > 0 && LOG_LEVELS.warn >= logger.level) {
             logger.log(LOG_LEVELS.warn, "shutdown deadline reached; cutting off connections", { connections: count, timeout_ms: timeout });
           }
-          server.closeAllConnections();
+          connections.closeAll();
         });
       }, timeout);
       server.close(() => {
@@ -95,7 +148,7 @@ export function listenApp(app: Listenable, options: ListenOptions): Promise<List
         clearTimeout(deadline);
         resolve();
       });
-      server.closeIdleConnections();
+      connections.closeIdle();
     })).then(async () => {
       await app.runShutdownHooks();
       resolveClosed();
@@ -109,7 +162,8 @@ export function listenApp(app: Listenable, options: ListenOptions): Promise<List
       server.off("error", reject);
       const addr = server.address() as AddressInfo;
       const host = addr.address;
-      const url = `http://${host.includes(":") ? `[${host}]` : host}:${addr.port}`;
+      const scheme = options.tls === undefined ? "http" : "https";
+      const url = `${scheme}://${host.includes(":") ? `[${host}]` : host}:${addr.port}`;
       const signal = options.signal;
       if (signal !== undefined) {
         if (signal.aborted) void drain();
@@ -118,7 +172,8 @@ export function listenApp(app: Listenable, options: ListenOptions): Promise<List
       if (options.shutdown !== undefined) {
         options.shutdown.then(() => void drain(), () => void drain());
       }
-      resolve({ server, host, port: addr.port, url, close: drain, closed });
+      // With http2 the server is an Http2SecureServer; the type says Server (see ListeningServer).
+      resolve({ server: server as Server, host, port: addr.port, url, close: drain, closed });
     });
   });
 }

@@ -1,11 +1,14 @@
 // Writing a Reply to the socket, once: one writeHead with every header, then the body.
-// Streams are piped with backpressure; HEAD, 204 and 304 send headers only.
+// Streams are piped with backpressure; HEAD, 204 and 304 send headers only. The same code writes
+// to an HTTP/2 stream through Node's compatibility API; the differences (no connection-specific
+// headers, no lingering close on a shared socket) are in http2-compat.ts.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable, pipeline } from "node:stream";
 import type { Context } from "./context.js";
 import { errorReply } from "./error-reply.js";
 import { LOG_LEVELS } from "../util/logger.js";
 import { armLingeringClose } from "./lingering-close.js";
+import { assertHttp2HeaderValues, isHttp2Request, stripConnectionHeaders } from "./http2-compat.js";
 import { Reply, toReply, type StreamBody } from "./reply.js";
 
 /** True when this response must not carry a body (headers only). */
@@ -13,11 +16,15 @@ export function isBodyless(method: string, status: number): boolean {
   return method === "HEAD" || status === 204 || status === 304 || (status >= 100 && status < 200);
 }
 
-/** Fill in Content-Length (for byte bodies) and Connection (while draining). */
+/**
+ * Fill in Content-Length (for byte bodies) and Connection (while draining, HTTP/1 only: an
+ * HTTP/2 session is sent a GOAWAY instead, and its replies lose every connection-specific header).
+ */
 export function finalizeHeaders(ctx: Context, reply: Reply): void {
   const h = reply.headers;
   const body = reply.body;
-  if (ctx.runtime.draining) h["connection"] = "close";
+  if (isHttp2Request(ctx.req)) stripConnectionHeaders(h);
+  else if (ctx.runtime.draining) h["connection"] = "close";
   if (reply.status === 204 || reply.status < 200) {
     delete h["content-length"];
     return;
@@ -49,10 +56,13 @@ export function writeReply(ctx: Context, value: Reply): void {
   const res = ctx.res!;
   const reply = settledReply(ctx, value);
   finalizeHeaders(ctx, reply);
+  const http2 = isHttp2Request(ctx.req);
   // Answering before the body was read: should the connection close after this answer (our
   // `connection: close`, the client's, a last request), discard the rest first (lingering-close.ts).
-  if (!ctx.req.complete && hasBody(ctx.req)) armLingeringClose(ctx.req, ctx.runtime.limits);
+  // An HTTP/2 stream's unread body is refused by the stream alone; its socket is the session's.
+  if (!ctx.req.complete && !http2 && hasBody(ctx.req)) armLingeringClose(ctx.req, ctx.runtime.limits);
   try {
+    if (http2) assertHttp2HeaderValues(reply.headers);
     res.writeHead(reply.status, reply.headers as Record<string, string | number | string[]>);
   } catch (err) {
     // An invalid header (CR/LF, bad name) from a handler or layer: nothing was sent yet.
@@ -60,6 +70,8 @@ export function writeReply(ctx: Context, value: Reply): void {
       res.destroy();
       return;
     }
+    // HTTP/2 keeps the headers set before the bad one: the error answer must not carry them.
+    for (const name of res.getHeaderNames()) res.removeHeader(name);
     const fallback = errorReply(ctx, err);
     finalizeHeaders(ctx, fallback);
     res.writeHead(fallback.status, fallback.headers as Record<string, string | number>);

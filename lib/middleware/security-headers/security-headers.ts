@@ -13,7 +13,6 @@
 //       proxy, where the app itself sees plain HTTP).
 // Everything is validated and laid out in two parallel arrays at construction; a request costs
 // one loop of property checks.
-import type { TLSSocket } from "node:tls";
 import { isHttpToken, isSafeHeaderValue } from "../../util/http-syntax.js";
 import type { Context } from "../../core/context.js";
 import type { Reply } from "../../core/reply.js";
@@ -117,7 +116,7 @@ export function securityHeaders(options: SecurityHeadersOptions = {}): Layer {
   if (hsts === null) return (ctx, next) => next(ctx).then(applyFixed);
   if (hstsAlways) return (ctx, next) => next(ctx).then(withHsts);
   return function securityHeadersLayer(ctx: Context, next: Next): Promise<Reply> {
-    const tls = (ctx.req.socket as TLSSocket | undefined)?.encrypted === true;
-    return next(ctx).then(tls ? withHsts : applyFixed);
+    // RFC 6797 §7.2: an HSTS header received over plain HTTP is ignored, so it is not sent there.
+    return next(ctx).then(ctx.secure ? withHsts : applyFixed);
   };
 }

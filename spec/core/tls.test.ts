@@ -1,0 +1,452 @@
+// HTTPS and HTTP/2 (with HTTP/1.1 fallback over ALPN) through listen({ tls, http2 }), over real
+// sockets with a self-signed certificate made for the run.
+import assert from "node:assert/strict";
+import { execFile, execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { request as httpsRequest } from "node:https";
+import { connect as h2connect, constants as h2, type ClientHttp2Session, type IncomingHttpHeaders } from "node:http2";
+import { connect as netConnect } from "node:net";
+import { connect as tlsConnect } from "node:tls";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { App, context, json, bytes, reply, route, silentLogger, stream, type ListeningServer } from "../../lib/index.js";
+import { securityHeaders } from "../../lib/middleware/index.js";
+import { captureLogger } from "../support/capture-logger.js";
+import { ERROR_ID, send } from "../support/http.js";
+
+/** Process warnings during the run: Node warns (and drops the header) when an HTTP/1 connection header reaches an HTTP/2 response. */
+const warnings: string[] = [];
+const onWarning = (w: Error): void => void warnings.push(`${w.name}: ${w.message}`);
+
+let dir = "";
+let key = "";
+let cert = "";
+
+before(() => {
+  process.on("warning", onWarning);
+  dir = mkdtempSync(join(tmpdir(), "keel-tls-"));
+  execFileSync("openssl", [
+    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+    "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-days", "1",
+    "-keyout", join(dir, "k"), "-out", join(dir, "c"),
+  ], { stdio: "ignore" });
+  key = readFileSync(join(dir, "k"), "utf8");
+  cert = readFileSync(join(dir, "c"), "utf8");
+});
+
+after(() => {
+  process.off("warning", onWarning);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+interface Answer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+function json200(a: Answer): unknown {
+  return JSON.parse(a.body);
+}
+
+/** An HTTP/1.1 request over TLS, trusting the test certificate; `alpn` is what the handshake chose. */
+function httpsSend(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string; alpn?: string[] } = {},
+): Promise<Answer & { version: string; alpn: string | false | null }> {
+  return new Promise((resolve, reject) => {
+    const tlsOptions = options.alpn === undefined ? {} : { ALPNProtocols: options.alpn };
+    const req = httpsRequest(url, { method: options.method ?? "GET", headers: options.headers, ca: cert, agent: false, ...tlsOptions }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const socket = res.socket as import("node:tls").TLSSocket;
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8"), version: res.httpVersion, alpn: socket.alpnProtocol });
+      });
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(options.body);
+  });
+}
+
+function h2Session(url: string): Promise<ClientHttp2Session> {
+  return new Promise((resolve, reject) => {
+    const session = h2connect(url, { ca: cert });
+    session.once("connect", () => resolve(session));
+    session.once("error", reject);
+  });
+}
+
+/** One HTTP/2 request on `session`; the body (if any) is sent as given, with no content-length unless in `headers`. */
+function h2Send(session: ClientHttp2Session, headers: Record<string, string | number>, body?: string | Buffer): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const stream = session.request({ ":method": "GET", ...headers }, { endStream: body === undefined });
+    let head: IncomingHttpHeaders = {};
+    const chunks: Buffer[] = [];
+    stream.on("response", (h) => (head = h));
+    stream.on("data", (c: Buffer) => chunks.push(c));
+    stream.on("end", () => {
+      if (head[":status"] === undefined) reject(new Error(`stream closed without a response (code ${stream.rstCode})`));
+      else resolve({ status: Number(head[":status"]), headers: head, body: Buffer.concat(chunks).toString("utf8") });
+    });
+    stream.on("close", () => {
+      if (head[":status"] === undefined) reject(new Error(`stream closed without a response (code ${stream.rstCode})`));
+    });
+    stream.on("error", reject);
+    if (body !== undefined) stream.end(body);
+  });
+}
+
+function curl(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile("curl", ["-sS", "-k", ...args], (err, stdout) => (err ? reject(err) : resolve(stdout)));
+  });
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = netConnect(port, "127.0.0.1");
+    s.once("connect", () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once("error", () => resolve(false));
+  });
+}
+
+/** Routes shared by every server in this file. */
+function testApp(logger = silentLogger): App {
+  return new App({ logger }).routes(
+    route.get("/hello", [], () => ({ hello: "world" })),
+    route.post("/echo", [json()], (body) => reply.created({ got: body })),
+    route.post("/small", { bodyLimit: 8 }, [bytes()], (b) => ({ n: b.length })),
+    route.get("/whoami", [context()], (ctx) => ({ secure: ctx.secure, version: ctx.req.httpVersion })),
+    route.get("/cookies", [], () => reply.noContent().setCookie("a", "1").setCookie("b", "2")),
+    route.get("/bad-header", [], () => reply.text("x").header("x-bad", "a\r\nb")),
+    route.get("/stream", [], () => stream((async function* () {
+      for (const part of ["one,", "two,", "three"]) {
+        await new Promise((r) => setImmediate(r));
+        yield part;
+      }
+    })(), "text/plain")),
+  );
+}
+
+describe("listen({ tls })", () => {
+  it("refuses http2 without tls (no cleartext h2c) and tls without a key and certificate", async () => {
+    const app = testApp();
+    await assert.rejects(app.listen({ port: 0, http2: true }), (err: Error) => err instanceof TypeError && /h2c/.test(err.message));
+    await assert.rejects(app.listen({ port: 0, tls: { cert } }), (err: Error) => err instanceof TypeError && /key and cert/.test(err.message));
+    await assert.rejects(app.listen({ port: 0, tls: { key } }), TypeError);
+  });
+
+  describe("HTTPS", () => {
+    let server: ListeningServer;
+    before(async () => {
+      server = await testApp().listen({ port: 0, tls: { key, cert } });
+    });
+    after(() => server.close());
+
+    it("serves GET and POST JSON over TLS at an https:// url", async () => {
+      assert.match(server.url, /^https:\/\/127\.0\.0\.1:\d+$/);
+      const get = await httpsSend(server.url + "/hello");
+      assert.equal(get.status, 200);
+      assert.equal(get.headers["content-type"], "application/json");
+      assert.deepEqual(json200(get), { hello: "world" });
+      const post = await httpsSend(server.url + "/echo", { method: "POST", headers: { "content-type": "application/json" }, body: '{"a":[1,2]}' });
+      assert.equal(post.status, 201);
+      assert.deepEqual(json200(post), { got: { a: [1, 2] } });
+    });
+
+    it("tells the handler the request arrived over TLS", async () => {
+      const r = await httpsSend(server.url + "/whoami");
+      assert.deepEqual(json200(r), { secure: true, version: "1.1" });
+    });
+
+    it("answers a 404 with the uniform error body", async () => {
+      const r = await httpsSend(server.url + "/nope");
+      assert.equal(r.status, 404);
+      const body = json200(r) as { error: { type: string }; error_id: string };
+      assert.equal(body.error.type, "not_found");
+      assert.match(body.error_id, ERROR_ID);
+    });
+
+    it("speaks HTTP/1.1 to curl", async () => {
+      const out = await curl(["--http1.1", "-w", "\n%{http_version}", server.url + "/hello"]);
+      assert.equal(out, '{"hello":"world"}\n1.1');
+    });
+  });
+
+  describe("HTTP/2 with HTTP/1.1 fallback", () => {
+    let server: ListeningServer;
+    let session: ClientHttp2Session;
+    before(async () => {
+      server = await testApp().listen({ port: 0, tls: { key, cert }, http2: true });
+      session = await h2Session(server.url);
+    });
+    after(async () => {
+      session.close();
+      await server.close();
+    });
+
+    it("serves GET with :status, headers and body", async () => {
+      assert.match(server.url, /^https:\/\//);
+      const r = await h2Send(session, { ":path": "/hello" });
+      assert.equal(r.status, 200);
+      assert.equal(r.headers["content-type"], "application/json");
+      assert.equal(r.headers["content-length"], String(Buffer.byteLength(r.body)));
+      assert.deepEqual(json200(r), { hello: "world" });
+    });
+
+    it("reads a POST body, with or without content-length (HTTP/2 frames the body itself)", async () => {
+      const body = '{"n":42}';
+      const withLength = await h2Send(session, { ":method": "POST", ":path": "/echo", "content-type": "application/json", "content-length": Buffer.byteLength(body) }, body);
+      assert.equal(withLength.status, 201);
+      assert.deepEqual(json200(withLength), { got: { n: 42 } });
+      const without = await h2Send(session, { ":method": "POST", ":path": "/echo", "content-type": "application/json" }, body);
+      assert.equal(without.status, 201);
+      assert.deepEqual(json200(without), { got: { n: 42 } });
+    });
+
+    it("holds the body limit at the boundary; the 413 carries no connection header", async () => {
+      const ok = await h2Send(session, { ":method": "POST", ":path": "/small" }, "12345678");
+      assert.equal(ok.status, 200);
+      assert.deepEqual(json200(ok), { n: 8 });
+      const over = await h2Send(session, { ":method": "POST", ":path": "/small", "content-length": 9 }, "123456789");
+      assert.equal(over.status, 413);
+      assert.equal((json200(over) as { error: { type: string } }).error.type, "payload_too_large");
+      assert.equal(over.headers["connection"], undefined);
+      const streamed = await h2Send(session, { ":method": "POST", ":path": "/small" }, "123456789");
+      assert.equal(streamed.status, 413);
+      // The session survives both refusals.
+      assert.equal((await h2Send(session, { ":path": "/hello" })).status, 200);
+    });
+
+    it("answers a 404 with the uniform error body", async () => {
+      const r = await h2Send(session, { ":path": "/missing" });
+      assert.equal(r.status, 404);
+      const body = json200(r) as { error: { type: string; message: string }; error_id: string };
+      assert.equal(body.error.type, "not_found");
+      assert.match(body.error_id, ERROR_ID);
+    });
+
+    it("streams a reply", async () => {
+      const r = await h2Send(session, { ":path": "/stream" });
+      assert.equal(r.status, 200);
+      assert.equal(r.headers["content-type"], "text/plain");
+      assert.equal(r.headers["content-length"], undefined);
+      assert.equal(r.body, "one,two,three");
+    });
+
+    it("sends repeated headers (set-cookie) as separate fields", async () => {
+      const r = await h2Send(session, { ":path": "/cookies" });
+      assert.equal(r.status, 204);
+      assert.deepEqual(r.headers["set-cookie"], ["a=1; Path=/; SameSite=Lax", "b=2; Path=/; SameSite=Lax"]);
+    });
+
+    it("refuses a header value with CR/LF with the uniform 500, as over HTTP/1", async () => {
+      const r = await h2Send(session, { ":path": "/bad-header" });
+      assert.equal(r.status, 500);
+      assert.equal(r.headers["x-bad"], undefined);
+      assert.equal((json200(r) as { error: { type: string } }).error.type, "internal_error");
+      const h1 = await httpsSend(server.url + "/bad-header");
+      assert.equal(h1.status, 500);
+    });
+
+    it("tells the handler the request arrived over TLS, as HTTP/2", async () => {
+      const r = await h2Send(session, { ":path": "/whoami" });
+      assert.deepEqual(json200(r), { secure: true, version: "2.0" });
+    });
+
+    it("falls back to HTTP/1.1 for a client that offers only that over ALPN, or no ALPN at all", async () => {
+      const r = await httpsSend(server.url + "/hello", { alpn: ["http/1.1"] });
+      assert.equal(r.alpn, "http/1.1");
+      assert.equal(r.version, "1.1");
+      assert.equal(r.status, 200);
+      assert.deepEqual(json200(r), { hello: "world" });
+      const who = await httpsSend(server.url + "/whoami");
+      assert.equal(who.alpn, false);
+      assert.deepEqual(json200(who), { secure: true, version: "1.1" });
+    });
+
+    it("still refuses an HTTP/1 request line that claims HTTP/2.0 on the fallback", async () => {
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = tlsConnect({ host: "127.0.0.1", port: server.port, ca: cert, servername: "localhost", ALPNProtocols: ["http/1.1"] }, () => {
+          socket.end("GET /hello HTTP/2.0\r\nHost: localhost\r\n\r\n");
+        });
+        const chunks: Buffer[] = [];
+        socket.on("data", (c: Buffer) => chunks.push(c));
+        socket.on("close", () => resolve(Buffer.concat(chunks).toString("latin1")));
+        socket.on("error", reject);
+      });
+      assert.match(raw, /^HTTP\/1\.1 400 /);
+      assert.match(raw, /"type":"bad_request"/);
+    });
+
+    it("applies the connection limits: node:http's to HTTP/1.1 clients, SETTINGS to HTTP/2 sessions", async () => {
+      const fits = await httpsSend(server.url + "/hello", { headers: { "x-pad": "x".repeat(1024) } });
+      assert.equal(fits.status, 200);
+      const tooBig = await httpsSend(server.url + "/hello", { headers: { "x-pad": "x".repeat(17 * 1024) } });
+      assert.equal(tooBig.status, 431);
+      const body = json200(tooBig) as { error: { type: string }; error_id: string };
+      assert.equal(body.error.type, "request_header_fields_too_large");
+      assert.match(body.error_id, ERROR_ID);
+      assert.equal(session.remoteSettings.maxHeaderListSize, 16_384);
+      assert.equal(session.remoteSettings.maxConcurrentStreams, 100);
+    });
+
+    it("speaks HTTP/2 and HTTP/1.1 to curl", async () => {
+      assert.equal(await curl(["--http2", "-w", "\n%{http_version}", server.url + "/hello"]), '{"hello":"world"}\n2');
+      assert.equal(await curl(["--http1.1", "-w", "\n%{http_version}", server.url + "/hello"]), '{"hello":"world"}\n1.1');
+      const posted = await curl(["--http2", "-H", "content-type: application/json", "--data", '{"x":1}', server.url + "/echo"]);
+      assert.deepEqual(JSON.parse(posted), { got: { x: 1 } });
+    });
+  });
+
+  describe("HSTS from securityHeaders()", () => {
+    const build = () => testApp().layer(securityHeaders());
+
+    it("is sent over HTTPS and over HTTP/2", async () => {
+      const https = await build().listen({ port: 0, tls: { key, cert } });
+      const h2server = await build().listen({ port: 0, tls: { key, cert }, http2: true });
+      try {
+        const r = await httpsSend(https.url + "/hello");
+        assert.equal(r.headers["strict-transport-security"], "max-age=15552000; includeSubDomains");
+        const s = await h2Session(h2server.url);
+        const r2 = await h2Send(s, { ":path": "/hello" });
+        s.close();
+        assert.equal(r2.headers["strict-transport-security"], "max-age=15552000; includeSubDomains");
+      } finally {
+        await https.close();
+        await h2server.close();
+      }
+    });
+
+    it("is not sent over plain HTTP (RFC 6797 §7.2), while the other headers are", async () => {
+      const plain = await build().listen({ port: 0 });
+      try {
+        const r = await send(plain.url + "/hello");
+        assert.equal(r.status, 200);
+        assert.equal(r.headers["strict-transport-security"], undefined);
+        assert.equal(r.headers["x-content-type-options"], "nosniff");
+        const who = await send(plain.url + "/whoami");
+        assert.deepEqual(JSON.parse(who.body), { secure: false, version: "1.1" });
+      } finally {
+        await plain.close();
+      }
+    });
+  });
+
+  describe("graceful shutdown over HTTP/2", () => {
+    it("lets an in-flight request finish, sends GOAWAY, refuses new connections, then resolves", async () => {
+      const release = deferred();
+      const started = deferred();
+      const app = testApp().route(route.get("/slow", [], async () => {
+        started.resolve();
+        await release.promise;
+        return { done: true };
+      }));
+      const server = await app.listen({ port: 0, tls: { key, cert }, http2: true });
+      const session = await h2Session(server.url);
+      let goaway = false;
+      session.on("goaway", () => (goaway = true));
+      const inflight = h2Send(session, { ":path": "/slow" });
+      await started.promise;
+
+      const closing = server.close();
+      let closed = false;
+      void server.closed.then(() => (closed = true));
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(app.runtime.draining, true);
+      assert.equal(goaway, true, "the session was told to go away");
+      assert.equal(await canConnect(server.port), false, "new connections are refused while draining");
+      assert.equal(closed, false, "not closed while a request is in flight");
+
+      release.resolve();
+      const r = await inflight;
+      assert.equal(r.status, 200);
+      assert.deepEqual(json200(r), { done: true });
+      assert.equal(r.headers["connection"], undefined, "no HTTP/1 connection header on an HTTP/2 response");
+      await closing;
+      await server.closed;
+      assert.equal(closed, true);
+    });
+
+    it("answers HTTP/1.1 fallback clients with connection: close while draining", async () => {
+      const app = testApp();
+      const server = await app.listen({ port: 0, tls: { key, cert }, http2: true, preStopDelay: 200 });
+      const closing = server.close();
+      const r = await httpsSend(server.url + "/hello");
+      assert.equal(r.status, 200);
+      assert.equal(r.headers["connection"], "close");
+      // A session opened during the pre-stop delay gets its answer, then a GOAWAY.
+      const session = await h2Session(server.url);
+      let goaway = false;
+      session.on("goaway", () => (goaway = true));
+      const r2 = await h2Send(session, { ":path": "/hello" });
+      assert.equal(r2.status, 200);
+      assert.equal(r2.headers["connection"], undefined);
+      await new Promise((r) => setImmediate(r));
+      assert.equal(goaway, true);
+      await closing;
+    });
+
+    it("cuts off a stream still open at the deadline", async () => {
+      const app = testApp().route(route.get("/never", [], () => new Promise<never>(() => {})));
+      const server = await app.listen({ port: 0, tls: { key, cert }, http2: true, shutdownTimeout: 100 });
+      const session = await h2Session(server.url);
+      session.on("error", () => {});
+      const outcome = h2Send(session, { ":path": "/never" }).then(() => "answered", () => "cut off");
+      await new Promise((r) => setTimeout(r, 20));
+      await server.close();
+      assert.equal(await outcome, "cut off");
+    });
+  });
+
+  it("survives a client that resets an HTTP/2 stream mid-response", async () => {
+    const logger = captureLogger();
+    let stopped = false;
+    const firstChunk = deferred();
+    const app = testApp(logger).route(route.get("/forever", [], () => stream((async function* () {
+      try {
+        for (let i = 0; ; i++) {
+          yield `chunk ${i}\n`;
+          firstChunk.resolve();
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      } finally {
+        stopped = true;
+      }
+    })(), "text/plain")));
+    const server = await app.listen({ port: 0, tls: { key, cert }, http2: true });
+    try {
+      const session = await h2Session(server.url);
+      const req = session.request({ ":path": "/forever" });
+      req.on("error", () => {});
+      await new Promise<void>((resolve) => req.once("data", () => resolve()));
+      await firstChunk.promise;
+      req.close(h2.NGHTTP2_CANCEL);
+      for (let i = 0; i < 100 && !stopped; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(stopped, true, "the stream's source was stopped");
+      // The session and the server still serve.
+      const r = await h2Send(session, { ":path": "/hello" });
+      assert.equal(r.status, 200);
+      session.close();
+      assert.deepEqual(logger.records.filter((rec) => rec.level >= 50).map((rec) => rec.msg), []);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("sent no HTTP/1 connection header to the HTTP/2 layer (no Node warnings)", () => {
+    assert.deepEqual(warnings, []);
+  });
+});
