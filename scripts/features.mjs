@@ -37,6 +37,7 @@ export const FEATURES = [
   { name: "cookies", entry: "lib/web/cookies/index.ts", requires: [], description: "cookieSigner() and signedCookie(): HMAC-signed cookies with key rotation" },
   { name: "session", entry: "lib/web/session/index.ts", requires: ["cookies", "stores"], description: "session() layer and sessionState(): a signed id cookie, data in a Store" },
   { name: "templates", entry: "lib/web/templates/index.ts", requires: [], description: "templates(): HTML file templates compiled once, partials, layouts, dev reload" },
+  { name: "multipart", entry: "lib/web/multipart/index.ts", requires: [], description: "multipart(): streaming multipart/form-data uploads to temp files or sinks, with limits" },
   { name: "static", entry: "lib/web/static/index.ts", requires: [], description: "serveStatic(): files under a prefix with ETags, ranges and precompressed siblings" },
 ];
 

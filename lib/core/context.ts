@@ -7,6 +7,7 @@ import { parseCookies } from "./cookies.js";
 import { parseMediaType, type MediaType } from "./content-type.js";
 import { parseQueryString, type ParamMap } from "./query.js";
 import type { AppRuntime } from "./runtime.js";
+import { LOG_LEVELS } from "../util/logger.js";
 
 /**
  * What a request knows of the route it matched: the registered RouteDefinition, seen through
@@ -57,6 +58,8 @@ export class Context {
   private mediaType: MediaType | null;
   private bodyPromise: Promise<Buffer> | null;
   private abort: AbortController | null;
+  /** @internal `afterResponse` callbacks of an injected request (no socket to wait for). */
+  injectedDone: (() => void | Promise<void>)[] | null;
 
   constructor(runtime: AppRuntime, req: IncomingMessage, res: ServerResponse | null, path: string, rawQuery: string) {
     this.req = req;
@@ -77,6 +80,7 @@ export class Context {
     this.mediaType = null;
     this.bodyPromise = null;
     this.abort = null;
+    this.injectedDone = null;
   }
 
   /** Request headers (lowercase names, as Node gives them). */
@@ -148,6 +152,32 @@ export class Context {
       }
     }
     return this.abort.signal;
+  }
+
+  /**
+   * Run `fn` once the response is over: sent, failed, or cut off by the client (for
+   * `app.inject`, once the answer has been collected, and inject waits for a returned promise).
+   * For per-request resources such as uploaded temp files.
+   */
+  afterResponse(fn: () => void | Promise<void>): void {
+    const res = this.res;
+    if (res === null) (this.injectedDone ??= []).push(fn);
+    else if (res.closed) this.runCleanup(fn);
+    else res.once("close", () => this.runCleanup(fn));
+  }
+
+  /** A cleanup that fails is logged (warn), never an unhandled rejection. */
+  private runCleanup(fn: () => void | Promise<void>): void {
+    const failed = (err: unknown): void => {
+      const logger = this.runtime.logger;
+      if (LOG_LEVELS.warn >= logger.level) logger.log(LOG_LEVELS.warn, "cleanup after the response failed", { message: err instanceof Error ? err.message : String(err) });
+    };
+    try {
+      const p = fn();
+      if (p !== undefined) p.catch(failed);
+    } catch (err) {
+      failed(err);
+    }
   }
 
   /** Abort the request's signal (used by timeout layers). */

@@ -72,7 +72,15 @@ export async function injectRequest(
   run: (req: IncomingMessage) => { ctx: Context; reply: Promise<Reply> },
 ): Promise<InjectResponse> {
   const { ctx, reply: pending } = run(fakeRequest(options));
-  const value = await pending;
+  try {
+    return await injectedResponse(ctx, await pending);
+  } finally {
+    const done = ctx.injectedDone;
+    if (done !== null) await Promise.allSettled(done.map((fn) => fn()));
+  }
+}
+
+async function injectedResponse(ctx: Context, value: Reply): Promise<InjectResponse> {
   const reply = settledReply(ctx, value);
   finalizeHeaders(ctx, reply);
   const bodyless = isBodyless(ctx.method, reply.status);

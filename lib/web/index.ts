@@ -6,3 +6,4 @@ export * from "./cookies/index.js";
 export * from "./session/index.js";
 export * from "./static/index.js";
 export * from "./templates/index.js";
+export * from "./multipart/index.js";
