@@ -9,7 +9,7 @@
 //   dist/types/**    the declaration tree tsc emits for lib/, the package entries' "types"
 // and print keel.js's size and features. Runs with plain node.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { isBuiltin } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
@@ -25,6 +25,8 @@ const VALUE_KINDS = new Set(["function", "class", "enum", "const enum", "const",
 const TYPE_KINDS = new Set(["interface", "type"]);
 /** The sample service bundled to dist/server.js. */
 export const SAMPLE_ENTRY = "lib/sample/main.ts";
+/** The sample's static files (served at /static), copied beside dist/server.js as dist/public. */
+export const SAMPLE_PUBLIC_DIR = "lib/sample/public";
 /** Name of the generated module that re-exports the chosen features (JS and d.ts). */
 const FEATURES_MODULE = "keel-features";
 
@@ -272,6 +274,9 @@ export async function build({
     mkdirSync(dirname(join(outDir, name)), { recursive: true });
     writeFileSync(join(outDir, name), text);
   }
+  // server.js finds its static files next to itself (lib/sample/web.ts: new URL("./public/", import.meta.url)).
+  rmSync(join(outDir, "public"), { recursive: true, force: true });
+  cpSync(join(root, SAMPLE_PUBLIC_DIR), join(outDir, "public"), { recursive: true });
 
   const size = sizeOf(lib.text);
   const shown = relative(process.cwd(), outDir).startsWith("..") ? outDir : relative(process.cwd(), outDir) || ".";

@@ -13,6 +13,8 @@ import { authRoutes, jwtSecretFor } from "./auth.js";
 import { createSampleJobQueue, jobRoutes } from "./jobs.js";
 import { broken, echoText, hello, listProjects, ping } from "./system.js";
 import { UserStore, userRoutes } from "./users.js";
+import { uploadFile } from "./uploads.js";
+import { homePage, staticFiles } from "./web.js";
 
 export interface SampleAppOptions {
   /** KEEL_ENV (default: process.env.KEEL_ENV, as App reads it). */
@@ -48,7 +50,7 @@ export function sampleRoutes(users: UserStore, jobs: JobQueue, secret: string) {
   const apiLimit = rateLimit({ capacity: 100, refillPerSecond: 20 });
   return [
     ...limitWrites([hello, getUser, createUser, listProjects, echoText]),
-    ...group({ layers: [apiLimit] }, limitWrites([ping, listUsers, broken, ...authRoutes(secret, cache), ...jobRoutes(jobs)])),
+    ...group({ layers: [apiLimit] }, limitWrites([ping, listUsers, broken, uploadFile, ...authRoutes(secret, cache), ...jobRoutes(jobs)])),
   ] as const;
 }
 
@@ -87,6 +89,8 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
   app.layer(compression()).layer(securityHeaders()).layer(timeout(10_000)).layer(negotiation());
 
   app.routes(sampleRoutes(users, jobs, secret));
+  app.routes(homePage(users));
+  app.register(staticFiles());
   return app.register(
     docs("/docs", {
       title: "keel sample service",
@@ -99,6 +103,8 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
         forms: "A CSRF-protected form",
         jobs: "Reports built in the background",
         health: "Liveness, readiness and health probes",
+        uploads: "Files sent as multipart/form-data",
+        web: "The HTML home page",
       },
       version: "0.1.0",
       description: "The sample service of the keel framework: every endpoint of the spec's sample application.",

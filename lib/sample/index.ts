@@ -6,3 +6,5 @@ export { buildReport, createSampleJobQueue, jobRoutes } from "./jobs.js";
 export { SAMPLE_SETTINGS } from "./settings.js";
 export { broken, echoText, hello, listProjects, ping } from "./system.js";
 export { CreateUser, User, UserStore, userRoutes, type UserRecord, type UserRoutes } from "./users.js";
+export { MAX_UPLOAD_BYTES, UploadReceipt, uploadFile } from "./uploads.js";
+export { HOME_PAGE_USERS, PUBLIC_DIR, homePage, staticFiles } from "./web.js";

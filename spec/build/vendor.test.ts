@@ -156,7 +156,7 @@ describe("vendored build (dist/keel.js + dist/keel.d.ts) from outside the repo",
     assert.equal(forbidden?.body.error?.type, "forbidden");
   });
 
-  it("node dist/server.js listens on PORT=0, answers /hello, and exits 0 on SIGTERM", async () => {
+  it("node dist/server.js listens on PORT=0, answers /hello, / and /static/keel.css, and exits 0 on SIGTERM", async () => {
     const server = spawn(process.execPath, [join("dist", "server.js")], {
       cwd: scratch,
       env: childEnv({ PORT: "0", HOST: "127.0.0.1" }),
@@ -186,6 +186,14 @@ describe("vendored build (dist/keel.js + dist/keel.d.ts) from outside the repo",
     const res = await fetch(`${url}/hello`);
     assert.equal(res.status, 200);
     assert.equal(await res.json(), "Hello, World!");
+    // The static files ship beside server.js (dist/public) and the home page links them.
+    const css = await fetch(`${url}/static/keel.css`);
+    assert.equal(css.status, 200);
+    assert.equal(css.headers.get("content-type"), "text/css; charset=utf-8");
+    assert.equal(await css.text(), readFileSync(join(root, "lib/sample/public/keel.css"), "utf8"));
+    const home = await fetch(`${url}/`);
+    assert.equal(home.status, 200);
+    assert.match(await home.text(), /<link rel="stylesheet" href="\/static\/keel.css">/);
     server.kill("SIGTERM");
     assert.equal(await exited, 0, `exit code after SIGTERM; stderr: ${stderr}`);
   });

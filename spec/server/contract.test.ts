@@ -16,6 +16,8 @@ interface Request {
   url: string;
   headers?: Record<string, string>;
   body?: string;
+  /** Another client than the default (each client has its own write budget). */
+  remoteAddress?: string;
 }
 /** One call: what to send and the status it must get (the document must list it too). */
 interface Scenario {
@@ -49,8 +51,28 @@ async function jobId(app: App): Promise<string> {
   return r.json<{ id: string }>().id;
 }
 
+const BOUNDARY = "contractBoundary42";
+/** A multipart/form-data request to the upload route: text fields, then files as [name, filename, bytes]. */
+function uploadRequest(fields: Record<string, string>, files: [string, string, string][]): Request {
+  let body = "";
+  for (const [name, value] of Object.entries(fields)) body += `--${BOUNDARY}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+  for (const [name, filename, bytes] of files) {
+    body += `--${BOUNDARY}\r\ncontent-disposition: form-data; name="${name}"; filename="${filename}"\r\ncontent-type: text/plain\r\n\r\n${bytes}\r\n`;
+  }
+  body += `--${BOUNDARY}--\r\n`;
+  return { method: "POST", url: "/api/v1/uploads", headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}` }, body, remoteAddress: "10.7.7.7" };
+}
+
 /** Scenarios per documented operation (`METHOD /template`). */
 const SCENARIOS: Record<string, Scenario[]> = {
+  "GET /": [{ name: "home page", expect: 200, request: () => ({ url: "/" }) }],
+  "POST /api/v1/uploads": [
+    { name: "title and file", expect: 201, request: () => uploadRequest({ title: "notes" }, [["file", "notes.txt", "hello"]]) },
+    { name: "no title", expect: 422, request: () => uploadRequest({}, [["file", "notes.txt", "hello"]]) },
+    { name: "two files", expect: 413, request: () => uploadRequest({ title: "x" }, [["file", "a.txt", "a"], ["file", "b.txt", "b"]]) },
+    { name: "truncated body", expect: 400, request: () => ({ ...uploadRequest({ title: "x" }, []), body: `--${BOUNDARY}\r\ncontent-disposition: form-data; name="title"\r\n\r\nx` }) },
+    { name: "JSON body", expect: 415, request: () => ({ method: "POST", url: "/api/v1/uploads", headers: JSON_BODY, body: "{}", remoteAddress: "10.7.7.7" }) },
+  ],
   "GET /hello": [{ name: "hello", expect: 200, request: () => ({ url: "/hello" }) }],
   "GET /users/{id}": [
     { name: "existing user", expect: 200, request: () => ({ url: "/users/1" }) },
@@ -188,7 +210,7 @@ describe("contract: every answer of the sample is one its OpenAPI document promi
         const op = doc.paths[template]?.[method.toLowerCase()];
         assert.ok(op, `${key} is in the document`);
         const req = await scenario.request(state);
-        const r = await state.app.inject({ method: req.method ?? method, url: req.url, ...(req.headers ? { headers: req.headers } : {}), ...(req.body !== undefined ? { body: req.body } : {}) });
+        const r = await state.app.inject({ method: req.method ?? method, url: req.url, ...(req.headers ? { headers: req.headers } : {}), ...(req.body !== undefined ? { body: req.body } : {}), ...(req.remoteAddress ? { remoteAddress: req.remoteAddress } : {}) });
         assert.equal(r.status, scenario.expect, `${key} ${scenario.name}: ${r.body.slice(0, 300)}`);
         const documented = op.responses[String(r.status)] ?? op.responses["default"];
         assert.ok(documented, `${key}: status ${r.status} is not documented (documented: ${Object.keys(op.responses).join(", ")})`);
