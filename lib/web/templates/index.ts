@@ -16,13 +16,13 @@
 //   {{! comment }}  {{!-- comment with }} --}}   not written
 //   \{{                        a literal "{{"
 // Paths read own properties only; `__proto__`, `constructor` and `prototype` are refused when
-// the template is compiled. Values follow the markup`` tag's rule: strings and numbers escaped,
+// the template is compiled. Values follow the html`` tag's rule: strings and numbers escaped,
 // true prints "true", null/undefined/false print nothing, arrays are concatenated, SafeHtml is
 // written as is, other objects are a TypeError (naming file and line).
 // A missing variable renders empty (in dev mode too: `{{#if x}}` on optional data is the normal
 // case). Syntax errors are SyntaxErrors "templates: <file>:<line>: …", thrown when the file is
 // compiled, never half-way through a render.
-// HTML context (template-contexts.ts): each {{ value }} is placed with the markup`` tag's scanner:
+// HTML context (template-contexts.ts): each {{ value }} is placed with the html`` tag's scanner:
 // in text and quoted attributes it is escaped; in URL attributes (href, src, action, ...) a
 // javascript:, vbscript: or data: URL becomes about:invalid#unsafe; inside <script>/<style>, on*
 // attributes, comments, tag or attribute names, or as an unquoted attribute value it is a compile
