@@ -14,7 +14,8 @@ export class BodyLimitError extends ApiError {
   }
 }
 
-function declaredLength(req: IncomingMessage): number {
+/** The body's declared length: 0 when none is sent, -1 when unknown (chunked, HTTP/2, a bad Content-Length). */
+export function declaredLength(req: IncomingMessage): number {
   const te = req.headers["transfer-encoding"];
   if (te !== undefined) return -1; // chunked: the length is whatever arrives
   const cl = req.headers["content-length"];

@@ -162,7 +162,8 @@ export class Context {
   afterResponse(fn: () => void | Promise<void>): void {
     const res = this.res;
     if (res === null) (this.injectedDone ??= []).push(fn);
-    else if (res.closed) this.runCleanup(fn);
+    // An HTTP/2 compatibility response has no `closed`: its stream (or destroyed) tells.
+    else if (res.closed || res.destroyed || (res as { stream?: { closed?: boolean } }).stream?.closed === true) this.runCleanup(fn);
     else res.once("close", () => this.runCleanup(fn));
   }
 

@@ -494,6 +494,44 @@ describe("multipart() with a user sink", () => {
     }
   });
 
+  it("does not stall when the chunk that ends a file also leaves its sink full (no 'drain' after end)", { timeout: 20_000 }, async () => {
+    // The first write opens the part; the second carries the rest of the file and the closing
+    // boundary in one chunk, so the sink is over its high-water mark when the part ends.
+    const received: Buffer[] = [];
+    const slow: FileSink = () =>
+      new Writable({
+        highWaterMark: 16,
+        write(chunk: Buffer, _enc, cb) {
+          received.push(Buffer.from(chunk));
+          setTimeout(cb, 5);
+        },
+      });
+    const app = new App({ logger: silentLogger }).routes(
+      route.post("/sink", [multipart({ files: { maxFileSize: 1 << 20 }, dest: slow })], (b) => ({ size: Object.values(b.files).flat()[0]!.size })),
+    );
+    const server = await app.listen({ port: 0 });
+    try {
+      const data = Buffer.alloc(8 * 1024, 9);
+      const whole = body([{ name: "f", filename: "x", value: data }]);
+      const head = whole.indexOf("\r\n\r\n") + 4 + 10;
+      const answer = await new Promise<string>((resolve, reject) => {
+        const sock = connect(server.port, "127.0.0.1");
+        let text = "";
+        sock.on("data", (d: Buffer) => (text += d.toString("latin1")));
+        sock.on("end", () => resolve(text));
+        sock.on("error", reject);
+        sock.write(`POST /sink HTTP/1.1\r\nhost: x\r\ncontent-type: ${CT}\r\ncontent-length: ${whole.length}\r\nconnection: close\r\n\r\n`);
+        sock.write(whole.subarray(0, head));
+        setTimeout(() => sock.write(whole.subarray(head)), 100);
+      });
+      assert.match(answer, /^HTTP\/1\.1 200 /, answer.slice(0, 300));
+      assert.match(answer, /\{"size":8192\}/);
+      assert.equal(Buffer.concat(received).length, data.length);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("a sink that fails is a 500, and the request does not hang", async () => {
     const broken: FileSink = () =>
       new Writable({

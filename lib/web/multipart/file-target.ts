@@ -67,7 +67,9 @@ export class FileTarget {
 
   /** Resolves when more may be written (or the sink failed: `end` then reports it). */
   writable(): Promise<void> {
-    if (this.failed !== null || (this.sink !== null && !this.sink.writableNeedDrain)) return Promise.resolve();
+    // Once ended there is nothing more to write, and a stream that is ending never emits
+    // 'drain' (its writableNeedDrain stays true): waiting for one would stall the request.
+    if (this.failed !== null || this.settled !== null || (this.sink !== null && !this.sink.writableNeedDrain)) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
@@ -78,14 +80,17 @@ export class FileTarget {
 
   /** End the sink and wait until it has flushed and closed; rejects with the sink's error. */
   end(): Promise<void> {
-    return (this.settled ??= this.sinkPromise.then((sink) => {
+    if (this.settled !== null) return this.settled;
+    this.settled = this.sinkPromise.then((sink) => {
       if (this.failed !== null) throw this.failed;
       sink.end();
       return waitClosed(sink, false).then(() => {
         if (this.failed !== null) throw this.failed;
         this.ended = true;
       });
-    }));
+    });
+    this.wake();
+    return this.settled;
   }
 
   /** Stop writing and destroy the sink; resolves once its file handle is closed. Never rejects. */

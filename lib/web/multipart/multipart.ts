@@ -6,7 +6,7 @@
 // Repeated field names: every text field is collected as form() collects them (a repeated name
 // becomes an array of strings); the schema then decides. An array property accepts one value or
 // many (one is wrapped), any other property refuses a repeated name with a 422.
-import { BodyLimitError } from "../../core/body.js";
+import { BodyLimitError, declaredLength } from "../../core/body.js";
 import { Extractor, MissingValueError } from "../../core/extractor.js";
 import type { Context } from "../../core/context.js";
 import { ApiError } from "../../core/errors.js";
@@ -43,12 +43,11 @@ function startSession(ctx: Context, options: ResolvedOptions): UploadSession {
   }
   const boundary = boundaryOf(String(req.headers["content-type"]));
   if (req.readableEnded) throw ApiError.internal("The request body was already read", { detail: "multipart(): another extractor or layer consumed the body" });
-  if (req.headers["transfer-encoding"] === undefined) {
-    const declared = Number(req.headers["content-length"] ?? "0");
-    if (declared === 0) throw new MissingValueError("Request body is empty; expected multipart/form-data");
-    // Refused before a byte is read (or a file created), as ctx.body() refuses it.
-    if (declared > ctx.bodyLimit) throw new BodyLimitError(ctx.bodyLimit);
-  }
+  // -1: unknown until read (chunked, HTTP/2 without Content-Length); the bytes read are counted.
+  const declared = declaredLength(req);
+  if (declared === 0) throw new MissingValueError("Request body is empty; expected multipart/form-data");
+  // Refused before a byte is read (or a file created), as ctx.body() refuses it.
+  if (declared > ctx.bodyLimit) throw new BodyLimitError(ctx.bodyLimit);
   return new UploadSession(ctx, boundary, options);
 }
 
