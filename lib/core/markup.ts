@@ -6,17 +6,22 @@
 // - Quoted attribute value: the same escaping, so neither quote can close the value.
 // - Value right after `=`: the value is quoted for the author (`class=${x}` writes class="...").
 //   In the middle of an unquoted value, whitespace, `=` and backtick are escaped too.
+// - SafeHtml is written as is, except in a value the author did not quote (after `=` or in the
+//   middle of an unquoted value): there its whitespace, = " ' ` < and > become character
+//   references, so raw() cannot end the value or the tag (class=a${raw("x onclick=y")} stays one
+//   value). Its & is kept, so its entities, and the value the browser reads, are unchanged.
 // - URL attributes (href, src, action, srcset, ...): when a value with an interpolation starts
 //   with javascript:, vbscript: or data: (data:image/ allowed for images, except SVG), the whole
-//   value becomes `about:invalid#unsafe`, as Go's html/template does. The check runs on the value
-//   as the browser will read it (entities decoded, tabs and newlines dropped), SafeHtml included:
-//   raw() opts out of escaping, not out of the scheme check. A value written wholly by the author
-//   is trusted.
-// - Event handlers (on*), srcdoc, <script>/<style> bodies, comments and tag or attribute names accept
-//   only SafeHtml (raw()): any other value is a TypeError, since no escaping makes text safe there.
+//   value becomes `about:invalid#unsafe`, as Go's html/template does. The check runs once on the
+//   whole value (the literal text and every interpolation in it together) as the browser will
+//   read it (entities decoded, tabs and newlines dropped), SafeHtml included: raw() opts out of
+//   escaping, not out of the scheme check. A value written wholly by the author is trusted.
+// - Event handlers (on*), style (CSS: escaped text can still load url(...) or restyle the page),
+//   srcdoc, <script>/<style> bodies, comments and tag or attribute names accept only SafeHtml
+//   (raw()): any other value is a TypeError, since no escaping makes text safe there.
 // Values: strings, numbers and bigints printed; true prints "true"; null, undefined and false
 // print nothing; arrays are concatenated item by item; SafeHtml is kept; anything else is a
-// TypeError.
+// TypeError. scanHtml exposes the scan to the file templates (lib/web/templates).
 
 /** HTML that is safe to write as is. Only `markup`, `raw` and trusted code make one. */
 export class SafeHtml {
@@ -43,6 +48,9 @@ const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;"
 const TEXT_SPECIALS = /[&<>"']/;
 const TEXT_SPECIALS_ALL = /[&<>"']/g;
 const UNQUOTED_SPECIALS_ALL = /[&<>"'`=\s]/g;
+// What ends an attribute value or starts another attribute; `&` is not among them, so the
+// entities of SafeHtml keep their meaning (an escaped character reads the same in a value).
+const VALUE_BREAKERS_ALL = /[<>"'`=\s]/g;
 const replaceSpecial = (c: string): string => ESCAPES[c] ?? `&#${c.charCodeAt(0)};`;
 
 /** Escape text for HTML text and quoted attribute values: & < > " ' become entities. */
@@ -54,14 +62,24 @@ function escapeUnquoted(text: string): string {
   return text.replace(UNQUOTED_SPECIALS_ALL, replaceSpecial);
 }
 
+/** SafeHtml in a value the author left unquoted: it may not end the value nor the tag. */
+function escapeSafeInUnquoted(html: string): string {
+  return html.replace(VALUE_BREAKERS_ALL, replaceSpecial);
+}
+
+const keepAsIs = (html: string): string => html;
+
 function describe(value: unknown): string {
   if (value === null) return "null";
   if (typeof value !== "object") return typeof value;
   return Object.prototype.toString.call(value).slice(8, -1);
 }
 
-/** The HTML of a value in text context: the escaping and value rules of `markup`. */
-export function htmlOf(value: unknown, escape: (s: string) => string = escapeHtml): string {
+/**
+ * The HTML of a value in text context: the escaping and value rules of `markup`. `escape` is
+ * applied to text, `escapeSafe` to SafeHtml (kept as is unless the context says otherwise).
+ */
+export function htmlOf(value: unknown, escape: (s: string) => string = escapeHtml, escapeSafe: (html: string) => string = keepAsIs): string {
   switch (typeof value) {
     case "string":
       return escape(value);
@@ -74,10 +92,10 @@ export function htmlOf(value: unknown, escape: (s: string) => string = escapeHtm
       return "";
   }
   if (value === null) return "";
-  if (SafeHtml.is(value)) return value.toString();
+  if (SafeHtml.is(value)) return escapeSafe(value.toString());
   if (Array.isArray(value)) {
     let out = "";
-    for (const item of value) out += htmlOf(item, escape);
+    for (const item of value) out += htmlOf(item, escape, escapeSafe);
     return out;
   }
   throw new TypeError(`markup: cannot write a value of type ${describe(value)} as HTML (pass a string, a number, an array or SafeHtml)`);
@@ -130,6 +148,11 @@ export function isUnsafeUrl(url: string, image = false): boolean {
   return !(image && u.startsWith("data:image/") && !u.startsWith("data:image/svg"));
 }
 
+/** Whether a URL attribute's value, as written in HTML (entities and all), is unsafe there. */
+export function isUnsafeUrlHtml(attribute: string, html: string): boolean {
+  return isUnsafeAttribute(attribute, decodeEntities(html));
+}
+
 function isUnsafeAttribute(attribute: string, value: string): boolean {
   const image = IMAGE_ATTRIBUTES.has(attribute);
   if (attribute !== "srcset" && attribute !== "imagesrcset") return isUnsafeUrl(value, image);
@@ -154,11 +177,8 @@ interface Hole {
   where: string;
   /** Index of the URL value (see `UrlValue.index`) when the hole is inside a URL attribute value, else -1. */
   url: number;
-  /** True for a value right after `=`, which markup quotes itself. */
-  quotedHere: boolean;
-  /** In a URL value: the attribute, and the value's literal text since its start or the previous hole. */
-  attribute: string;
-  prefix: string;
+  /** True in a value the author left unquoted (markup may quote it): SafeHtml is escaped there too. */
+  unquoted: boolean;
 }
 /** A URL attribute value that holds interpolations, checked when it is complete. */
 interface UrlValue {
@@ -177,6 +197,7 @@ interface Plan {
   /** The literal parts as written out (an auto-quoted value gains its quotes here). */
   literals: string[];
   holes: Hole[];
+  urlValues: UrlValue[];
   /** URL values by literal index: the value starting / ending in that literal, or undefined. */
   startsIn: (UrlValue | undefined)[];
   endsIn: (UrlValue | undefined)[];
@@ -346,11 +367,13 @@ function scan(strings: readonly string[]): Plan {
     // The hole after this literal.
     let kind: number;
     let where = "";
-    let quotedHere = false;
     // Event handlers hold script; srcdoc holds a whole HTML document, whose entities are decoded
-    // before it is parsed, so escaped text would become markup again.
-    const event = attribute.startsWith("on") || attribute === "srcdoc";
-    const eventWhere = attribute === "srcdoc" ? 'in the "srcdoc" attribute (an HTML document)' : `in the event handler attribute "${attribute}"`;
+    // before it is parsed, so escaped text would become markup again; style holds CSS, where
+    // escaped text still loads URLs (background:url(...)) and rewrites the page.
+    const event = attribute.startsWith("on") || attribute === "srcdoc" || attribute === "style";
+    const eventWhere =
+      attribute === "srcdoc" ? 'in the "srcdoc" attribute (an HTML document)' : attribute === "style" ? 'in the "style" attribute (CSS)' : `in the event handler attribute "${attribute}"`;
+    const unquoted = state === BEFORE_VALUE || state === VALUE_AUTO || state === VALUE_UNQUOTED;
     switch (state) {
       case TEXT:
         kind = H_TEXT;
@@ -365,7 +388,6 @@ function scan(strings: readonly string[]): Plan {
         state = VALUE_AUTO;
         startValue();
         kind = H_QUOTED;
-        quotedHere = true;
         break;
       case VALUE_DQ:
       case VALUE_SQ:
@@ -392,19 +414,17 @@ function scan(strings: readonly string[]): Plan {
         where = "in a tag or attribute name";
     }
     let url = -1;
-    let prefix = "";
     const open = value as UrlValue | null;
     if (open !== null && kind !== H_TRUSTED) {
-      prefix = decodeEntities(piece);
       if (open.pieces.length === 0) {
         open.index = urlValues.length;
         urlValues.push(open);
       }
-      open.pieces.push(prefix);
+      open.pieces.push(decodeEntities(piece));
       piece = "";
       url = open.index;
     }
-    holes.push({ kind, where, url, quotedHere, attribute: open === null ? "" : open.attribute, prefix });
+    holes.push({ kind, where, url, unquoted: unquoted && kind !== H_TRUSTED });
     literals.push(out);
   }
   const startsIn: (UrlValue | undefined)[] = [];
@@ -413,42 +433,66 @@ function scan(strings: readonly string[]): Plan {
     startsIn[v.startLiteral] = v;
     endsIn[v.endLiteral] = v;
   }
-  return { literals, holes, startsIn, endsIn };
+  return { literals, holes, urlValues, startsIn, endsIn };
 }
 
 const plans = new WeakMap<TemplateStringsArray, Plan>();
 
 /** Where a value between literal parts lands, for other template languages (file templates). */
 export interface HtmlContext {
-  /** "text" or "quoted": escapeHtml is enough; "unquoted": an attribute value without quotes; "trusted": only SafeHtml. */
+  /**
+   * "text" or "quoted": escapeHtml is enough; "unquoted": an attribute value the author did not
+   * quote; "trusted": only SafeHtml (script, style, on*, comments, names).
+   */
   readonly kind: "text" | "quoted" | "unquoted" | "trusted";
-  /** For "trusted": where the value is, for an error message ("inside <script>"). */
+  /** Where the value is, for an error message ("inside <script>", "in an attribute value"). */
   readonly where: string;
-  /** In a URL attribute value: the attribute and the literal text before the value within it. */
-  readonly url: { readonly attribute: string; readonly prefix: string } | null;
+  /** In a URL attribute value: its index in `HtmlScan.urlValues`, else -1. */
+  readonly url: number;
 }
 
-/** The context of each gap between `literals` (literals.length - 1 of them), as markup sees it. */
-export function htmlContexts(literals: readonly string[]): HtmlContext[] {
-  return scan(literals).holes.map((hole) => ({
-    kind: hole.kind === H_TEXT ? "text" : hole.kind === H_TRUSTED ? "trusted" : hole.kind === H_UNQUOTED || hole.quotedHere ? "unquoted" : "quoted",
-    where: hole.where,
-    url: hole.url >= 0 ? { attribute: hole.attribute, prefix: hole.prefix } : null,
-  }));
+/** A URL attribute value holding values: from just after its opening quote to its closing one. */
+export interface UrlValueSpan {
+  readonly attribute: string;
+  /** Literal index and offset in that literal where the value starts. */
+  readonly startLiteral: number;
+  readonly startOffset: number;
+  /** Where it ends (at its closing quote); endLiteral is -1 when the literals end inside it. */
+  readonly endLiteral: number;
+  readonly endOffset: number;
 }
 
-/** Whether a value written into a URL attribute after `prefix` makes it unsafe (see isUnsafeUrl). */
-export function isUnsafeUrlValue(url: { readonly attribute: string; readonly prefix: string }, value: unknown): boolean {
-  return isUnsafeAttribute(url.attribute, url.prefix + attributeTextOf(value));
+export interface HtmlScan {
+  /** The context of each gap between the literals (literals.length - 1 of them). */
+  readonly holes: readonly HtmlContext[];
+  readonly urlValues: readonly UrlValueSpan[];
+}
+
+/**
+ * How markup sees the gaps between `literals`. Offsets are in the literals as given as long as
+ * no gap is an unquoted attribute value (markup writes quotes around those).
+ */
+export function scanHtml(literals: readonly string[]): HtmlScan {
+  const plan = scan(literals);
+  return {
+    holes: plan.holes.map((hole) => ({
+      kind: hole.kind === H_TEXT ? "text" : hole.kind === H_TRUSTED ? "trusted" : hole.unquoted ? "unquoted" : "quoted",
+      where: hole.kind === H_TRUSTED ? hole.where : hole.kind === H_TEXT ? "in text" : "in an attribute value",
+      url: hole.url,
+    })),
+    urlValues: plan.urlValues.map((v) => ({ attribute: v.attribute, startLiteral: v.startLiteral, startOffset: v.startOffset, endLiteral: v.endLiteral, endOffset: v.endOffset })),
+  };
 }
 
 function holeHtml(hole: Hole, value: unknown): string {
   switch (hole.kind) {
     case H_TEXT:
-    case H_QUOTED:
       return htmlOf(value);
+    case H_QUOTED:
+      // A value the author did not quote, which markup quotes: SafeHtml must not close the quotes.
+      return hole.unquoted ? htmlOf(value, escapeHtml, escapeSafeInUnquoted) : htmlOf(value);
     case H_UNQUOTED:
-      return htmlOf(value, escapeUnquoted);
+      return htmlOf(value, escapeUnquoted, escapeSafeInUnquoted);
     default:
       return trustedOnly(value, hole.where);
   }

@@ -88,6 +88,22 @@ describe("markup: escaping by context", () => {
     assert.equal(s(markup`<p class=a${" b=`c"}>`), "<p class=a&#32;b&#61;&#96;c>");
   });
 
+  it("escapes SafeHtml in the middle of an unquoted value too, so it cannot add an attribute", () => {
+    const label = markup`${"x onmouseover=alert(1)"}`;
+    assert.equal(s(markup`<div class=a${label}>`), "<div class=ax&#32;onmouseover&#61;alert(1)>");
+    assert.equal(s(markup`<div class=a${raw("b\t'\"`<>")}>`), "<div class=ab&#9;&#39;&quot;&#96;&lt;&gt;>");
+    // its entities are kept: the browser reads the value the SafeHtml spells
+    assert.equal(s(markup`<div class=a${raw("&amp;b")}>`), "<div class=a&amp;b>");
+    assert.equal(s(markup`<div class=a${[raw("x y"), "z"]}>`), "<div class=ax&#32;yz>");
+  });
+
+  it("escapes quotes in SafeHtml written into a value markup quotes itself", () => {
+    assert.equal(s(markup`<p class=${raw('x" onclick="y')}>`), '<p class="x&quot;&#32;onclick&#61;&quot;y">');
+    assert.equal(s(markup`<p class=${"a"}${raw('" onclick=y')}>`), '<p class="a&quot;&#32;onclick&#61;y">');
+    // in a value the author quoted, SafeHtml stays as written
+    assert.equal(s(markup`<p title="${raw("a&amp;b c")}">`), '<p title="a&amp;b c">');
+  });
+
   it("treats <title>, <textarea> and <noscript> as text that ends only at its end tag", () => {
     assert.equal(s(markup`<title>${"</title><script>"}</title>`), "<title>&lt;/title&gt;&lt;script&gt;</title>");
     assert.equal(s(markup`<textarea><p title="${"<x>"}</textarea>`), '<textarea><p title="&lt;x&gt;</textarea>');
@@ -171,6 +187,16 @@ describe("markup: places only raw() may go", () => {
     assert.throws(() => markup`<button ONMOUSEOVER='go(${1})'>`, TypeError);
     assert.equal(s(markup`<button onclick="${raw("go()")}">`), '<button onclick="go()">');
     assert.throws(() => markup`<iframe srcdoc="${"<script>x()</script>"}">`, /"srcdoc" attribute/);
+  });
+
+  it("refuses values in the style attribute (CSS), quoted or not, and accepts raw()", () => {
+    assert.throws(() => markup`<p style="${"background:url(//evil/?)"}">`, /in the "style" attribute/);
+    assert.throws(() => markup`<p style="color: ${"red"}">`, TypeError);
+    assert.throws(() => markup`<p STYLE='${"x"}'>`, TypeError);
+    assert.throws(() => markup`<p style=${"x"}>`, TypeError);
+    assert.throws(() => markup`<p style=a${"x"}>`, TypeError);
+    assert.equal(s(markup`<p style="${raw("color: red")}">`), '<p style="color: red">');
+    assert.equal(s(markup`<p style="color: red" title="${"t"}" data-style="${"x"}">`), '<p style="color: red" title="t" data-style="x">');
   });
 
   it("refuses values inside <script> and <style> bodies, and accepts them after the end tag", () => {

@@ -64,17 +64,78 @@ describe("templates: HTML context", () => {
     assert.equal(render("a", { u: "data:image/png;base64,AA" }, e), '<a href="about:invalid#unsafe">data:image/png;base64,AA</a><img src="data:image/png;base64,AA"><form action=\'about:invalid#unsafe\'></form>');
   });
 
-  it("checks the URL together with the literal text before the value", () => {
+  it("checks the URL together with the literal text around the value and replaces the whole value", () => {
     const e = engineWith({ "a.html": '<a href="java{{ u }}" title="{{ u }}">' });
-    // the value is replaced, the author's literal text stays: a harmless relative URL
-    assert.equal(render("a", { u: "script:x" }, e), '<a href="javaabout:invalid#unsafe" title="script:x">');
+    assert.equal(render("a", { u: "script:x" }, e), '<a href="about:invalid#unsafe" title="script:x">');
     assert.equal(render("a", { u: "/x" }, e), '<a href="java/x" title="/x">');
+  });
+
+  it("checks every value of a URL attribute together, with the literals between them", () => {
+    const e = engineWith({ "link.html": '<a href="{{ scheme }}://{{ host }}/">x</a>\n<a href="{{ a }}{{ b }}">y</a>' });
+    const attack = { scheme: "javascript", host: "%0aalert(1)", a: "java", b: "script:alert(2)" };
+    assert.equal(render("link", attack, e), '<a href="about:invalid#unsafe">x</a>\n<a href="about:invalid#unsafe">y</a>');
+    const fine = { scheme: "https", host: "x.example", a: "/p?q=", b: "a&b" };
+    assert.equal(render("link", fine, e), '<a href="https://x.example/">x</a>\n<a href="/p?q=a&amp;b">y</a>');
+  });
+
+  it("checks a URL value whose parts are inside {{#if}} and {{#each}}, as rendered", () => {
+    const e = engineWith({ "a.html": '<a href="{{#if j}}java{{/if}}script:{{ x }}" title="{{ x }}">{{#each xs as p}}<img src="/{{ p }}{{#if @last}}?last={{ p }}{{/if}}">{{/each}}' });
+    assert.equal(render("a", { j: true, x: "go()" }, e), '<a href="about:invalid#unsafe" title="go()">');
+    assert.equal(render("a", { j: false, x: "go()" }, e), '<a href="script:go()" title="go()">');
+    assert.equal(render("a", { xs: ["a", "b"] }, e), '<a href="script:" title=""><img src="/a"><img src="/b?last=b">');
+  });
+
+  it("checks SafeHtml in a URL value as the browser decodes it", () => {
+    const e = engineWith({ "a.html": '<a href="{{ a }}{{ b }}">' });
+    const trusted = engineWith({ "i.html": "{{{ v }}}" });
+    const safe = (v: string) => trusted.render("i", { v });
+    assert.equal(render("a", { a: safe("java"), b: safe("script&colon;x") }, e), '<a href="about:invalid#unsafe">');
+    assert.equal(render("a", { a: safe("/x?a=1&amp;b=2") }, e), '<a href="/x?a=1&amp;b=2">');
+    // escaped text stays text: the browser reads "javascript&colon;x", a relative URL
+    assert.equal(render("a", { a: "javascript&colon;x" }, e), '<a href="javascript&amp;colon;x">');
+  });
+
+  it("refuses a URL value that starts and ends in different blocks", () => {
+    const e = engineWith({ "p.html": '{{#if a}}<a href="{{/if}}{{ u }}">' });
+    assert.throws(() => e.render("p", { a: true }), (err: Error) => err instanceof SyntaxError && /^templates: p\.html:1: .*starts and ends in different/.test(err.message));
+    assert.equal(e.compiles, 0);
+  });
+
+  it("refuses a partial anywhere but in text, naming file and line", () => {
+    const cases = ['<a href="{{> u }}">', '<p title="x {{> u }}">', "<p class={{> u }}>", "<p {{> u }}>", "<script>{{> u }}</script>", '<p style="{{> u }}">', "<!-- {{> u }} -->"];
+    for (const source of cases) {
+      const e = engineWith({ "p.html": `line 1\n${source}`, "u.html": "{{ v }}" });
+      assert.throws(() => e.render("p", { v: "javascript:alert(3)" }), (err: Error) => err instanceof SyntaxError && /^templates: p\.html:2: \{\{> u \}\} /.test(err.message), source);
+      assert.equal(e.compiles, 0);
+    }
+    const ok = engineWith({ "p.html": "<p>{{> u }}</p><title>{{> u }}</title>", "u.html": "<b>{{ v }}</b>" });
+    assert.equal(render("p", { v: "<" }, ok), "<p><b>&lt;</b></p><title><b>&lt;</b></title>");
+  });
+
+  it("refuses a template that ends inside a tag, an attribute, a comment or a script", () => {
+    for (const source of ['<a href="', "<p", '<p title="x">\n<a', "<!-- x", "<script>x", '{{#if a}}<a title="{{/if}}']) {
+      const e = engineWith({ "open.html": source, "page.html": '{{> open }}{{ u }}">' });
+      assert.throws(() => e.render("page", { u: "javascript:alert(1)" }), (err: Error) => err instanceof SyntaxError && /^templates: open\.html:\d+: the template ends /.test(err.message), source);
+    }
+    const e = engineWith({ "p.html": "<p>a < b</p>\n<textarea>" });
+    assert.equal(render("p", {}, e), "<p>a < b</p>\n<textarea>");
+  });
+
+  it("refuses {{{ }}} in an attribute value, where {{ }} escapes and checks", () => {
+    for (const source of ['<a href="{{{ u }}}">', '<a href="/x/{{{ u }}}">', '<p title="{{{ t }}}">', "<p class={{{ c }}}>", "<p class=a{{{ c }}}>"]) {
+      const e = engineWith({ "p.html": source });
+      assert.throws(() => e.render("p", {}), (err: Error) => err instanceof SyntaxError && /^templates: p\.html:1: \{\{\{ \w+ \}\}\} /.test(err.message), source);
+    }
+    const e = engineWith({ "p.html": '<p style="{{{ css }}}" onclick="{{{ js }}}">{{{ b }}}</p>' });
+    assert.equal(render("p", { css: "color: red", js: "go()", b: "<b>" }, e), '<p style="color: red" onclick="go()"><b></p>');
   });
 
   it("refuses {{ }} inside script, style, event handlers, comments and names at compile time", () => {
     const cases: Array<[string, RegExp]> = [
       ["<p>\n<script>var x = {{ x }};</script>", /p\.html:2: \{\{ x \}\} cannot be inside <script>/],
       ["<style>p { color: {{ c }} }</style>", /inside <style>/],
+      ['<p style="color: {{ c }}">', /in the "style" attribute/],
+      ["<p STYLE='{{ c }}'>", /in the "style" attribute/],
       ['<button onclick="go({{ id }})">', /in the event handler attribute "onclick"/],
       ["<!-- {{ x }} -->", /inside an HTML comment/],
       ["<{{ tag }}>", /in a tag or attribute name/],

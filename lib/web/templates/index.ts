@@ -2,7 +2,8 @@
 //
 // Syntax (logic-less: expressions are dotted paths, nothing is evaluated):
 //   {{ user.name }}            the value, HTML-escaped (& < > " ' ; safe in text and quoted attributes)
-//   {{{ trusted }}}            the value unescaped (for SafeHtml or HTML you produced yourself)
+//   {{{ trusted }}}            the value unescaped (HTML you produced yourself), in text or in a
+//                              script, style, on* or style attribute; never in an attribute value
 //   {{#if user.admin}}…{{else}}…{{/if}}
 //                              false, null, undefined, 0, "" and empty arrays are false
 //   {{#each items as item}}…{{else}}…{{/each}}
@@ -22,11 +23,19 @@
 // A missing variable renders empty (in dev mode too: `{{#if x}}` on optional data is the normal
 // case). Syntax errors are SyntaxErrors "templates: <file>:<line>: …", thrown when the file is
 // compiled, never half-way through a render.
-// HTML context (template-contexts.ts): each {{ value }} is placed with the html`` tag's scanner:
-// in text and quoted attributes it is escaped; in URL attributes (href, src, action, ...) a
-// javascript:, vbscript: or data: URL becomes about:invalid#unsafe; inside <script>/<style>, on*
-// attributes, comments, tag or attribute names, or as an unquoted attribute value it is a compile
-// error. {{{ value }}} is trusted and goes anywhere unchecked.
+// HTML context (template-contexts.ts): each {{ value }}, {{{ value }}} and {{> partial }} is
+// placed at compile time with the html`` tag's scanner, and these are SyntaxErrors (file:line):
+//   {{ value }} inside <script>/<style>, an on*, style or srcdoc attribute, a comment, or a tag
+//     or attribute name (no escaping makes text safe there; {{{ }}} is for HTML you built);
+//   {{ }} or {{{ }}} as an unquoted attribute value (quote it);
+//   {{{ value }}} in any attribute value ({{ value }} keeps SafeHtml and checks URLs);
+//   {{> partial }} anywhere but in text (a partial is compiled as text);
+//   a template that ends anywhere but in text (inside a tag, attribute value, comment, script);
+//   a URL attribute value holding values that starts and ends in different #if/#each blocks.
+// In text and quoted attributes a {{ value }} is escaped. A URL attribute value (href, src,
+// action, ...) holding values is rendered whole (literal text, values and blocks) and checked
+// once: a javascript:, vbscript: or data: URL replaces the whole value with about:invalid#unsafe.
+// {{{ value }}} in text or in the places above where only trusted HTML goes is written unchecked.
 // Rendering is synchronous and reads no file once a template is compiled (see template-engine.ts).
 export { templates, TemplateEngine, type TemplatesOptions, type TemplateData } from "./template-engine.js";
 export { checkTemplateName } from "./template-names.js";

@@ -1,8 +1,11 @@
 // A parsed template becomes a tree of closures, built once: rendering walks no syntax tree and
 // evaluates nothing. Values are written with the kernel's text-context rule (htmlOf: strings
 // escaped, SafeHtml kept, null/undefined/false empty, arrays concatenated, objects refused).
-import { htmlOf, isUnsafeUrlValue, UNSAFE_URL } from "../../core/markup.js";
-import type { UrlSlot } from "./template-contexts.js";
+// A URL attribute value holding values is rendered as one group, from just after its opening
+// quote to its closing quote (text, values and blocks alike), and checked whole: the literal
+// text and every value together, as the browser reads them.
+import { htmlOf, isUnsafeUrlHtml, UNSAFE_URL } from "../../core/markup.js";
+import type { UrlBoundary } from "./template-contexts.js";
 import type { TemplateNode } from "./template-parser.js";
 import { lookup, type Frame, type Scope } from "./template-path.js";
 
@@ -30,15 +33,15 @@ function truthy(value: unknown): boolean {
   return Array.isArray(value) ? value.length > 0 : Boolean(value);
 }
 
-/** What compiling one file needs: its name (for messages), the partial lookup, the URL slots. */
+/** What compiling one file needs: its name (for messages), the partial lookup, the URL values. */
 export interface CompileInput {
   readonly file: string;
   readonly partial: PartialResolver;
-  readonly urls: ReadonlyMap<TemplateNode, UrlSlot>;
+  /** Text nodes where a checked URL attribute value starts or ends (checkContexts). */
+  readonly urls: ReadonlyMap<TemplateNode, readonly UrlBoundary[]>;
 }
 
-export function compileNodes(nodes: readonly TemplateNode[], input: CompileInput): RenderFn {
-  const parts = nodes.map((node) => compileNode(node, input));
+function concat(parts: readonly RenderFn[]): RenderFn {
   if (parts.length === 1) return parts[0]!;
   return (scope, depth) => {
     let out = "";
@@ -47,27 +50,60 @@ export function compileNodes(nodes: readonly TemplateNode[], input: CompileInput
   };
 }
 
+function literal(text: string): RenderFn {
+  return () => text;
+}
+
+/** The parts of a URL attribute value, rendered together and replaced whole when unsafe. */
+function checkedUrl(attribute: string, parts: readonly RenderFn[]): RenderFn {
+  const value = concat(parts.length === 0 ? [literal("")] : parts);
+  return (scope, depth) => {
+    const html = value(scope, depth);
+    return isUnsafeUrlHtml(attribute, html) ? UNSAFE_URL : html;
+  };
+}
+
+export function compileNodes(nodes: readonly TemplateNode[], input: CompileInput): RenderFn {
+  const parts: RenderFn[] = [];
+  // The parts of the URL value open in this list, if any (checkContexts makes sure that a value
+  // ends in the list it starts in, and values do not nest).
+  let url: { attribute: string; parts: RenderFn[] } | null = null;
+  const add = (part: RenderFn): void => {
+    (url === null ? parts : url.parts).push(part);
+  };
+  for (const node of nodes) {
+    const boundaries = input.urls.get(node);
+    if (boundaries === undefined || node.type !== "text") {
+      add(compileNode(node, input));
+      continue;
+    }
+    let from = 0;
+    for (const boundary of boundaries) {
+      if (boundary.offset > from) add(literal(node.text.slice(from, boundary.offset)));
+      from = boundary.offset;
+      if (boundary.edge === "start") url = { attribute: boundary.attribute, parts: [] };
+      else {
+        const done: { attribute: string; parts: RenderFn[] } | null = url;
+        if (done === null) throw new Error(`templates: ${input.file}: internal error: a ${boundary.attribute} value ends where none started`);
+        url = null;
+        add(checkedUrl(done.attribute, done.parts));
+      }
+    }
+    if (from < node.text.length) add(literal(node.text.slice(from)));
+  }
+  if (url !== null) throw new Error(`templates: ${input.file}: internal error: a URL value is not closed in its block`);
+  if (parts.length === 0) return literal("");
+  return concat(parts);
+}
+
 function compileNode(node: TemplateNode, input: CompileInput): RenderFn {
   const { file, partial } = input;
   switch (node.type) {
-    case "text": {
-      const text = node.text;
-      return () => text;
-    }
+    case "text":
+      return literal(node.text);
     case "value": {
       const { path, line } = node;
       const escape = node.escape ? undefined : keepAsIs;
-      const url = input.urls.get(node);
-      if (url !== undefined) {
-        return (scope) => {
-          const value = lookup(scope, path);
-          try {
-            return isUnsafeUrlValue(url, value) ? UNSAFE_URL : htmlOf(value);
-          } catch (err) {
-            throw located(err, file, line);
-          }
-        };
-      }
       return (scope) => {
         try {
           return htmlOf(lookup(scope, path), escape);

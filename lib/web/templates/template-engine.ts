@@ -99,7 +99,8 @@ export class TemplateEngine {
     const source = readFileSync(file, "utf8");
     const label = relative(this.dir, file).split(sep).join("/");
     const parsed = parseTemplate(source, label);
-    const urls = checkContexts(parsed.nodes, label);
+    const lastLine = source.split("\n").length;
+    const urls = checkContexts(parsed.nodes, label, lastLine);
     this.#compiles++;
     const compiled: CompiledTemplate = {
       render: compileNodes(parsed.nodes, { file: label, partial: (partial) => this.#partial(partial, name), urls }),
