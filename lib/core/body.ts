@@ -61,7 +61,10 @@ export function readRequestBody(req: IncomingMessage, limit: number): Promise<Bu
     }
     function onEnd(): void {
       cleanup();
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
+      // An HTTP/2 stream reset by the client ends its request normally (no "error"): the body
+      // is cut off all the same.
+      if (req.aborted) reject(ApiError.badRequest("Request body was cut off by the client"));
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
     }
     function onError(err: Error): void {
       cleanup();

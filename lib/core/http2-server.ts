@@ -10,10 +10,20 @@
 // Draining: HTTP/1 responses carry `connection: close` (write.ts); an HTTP/2 session is told to
 // go away instead (`session.close()` sends GOAWAY and lets open streams finish), at once for the
 // sessions already open and after the first stream for those opened during the pre-stop delay.
-import type { createSecureServer as CreateSecureServer, Http2SecureServer, SecureServerOptions, ServerHttp2Session, ServerHttp2Stream } from "node:http2";
+//
+// Request timeout: node:http's `requestTimeout` only watches HTTP/1 sockets, and a session's
+// timer is re-armed by any frame, so each HTTP/2 stream gets its own clock (see
+// armRequestTimeout): a request still incomplete after `requestTimeout` is answered with the
+// uniform 408 and its stream cancelled, so a stalled upload cannot hold a handler, its temp files
+// and a stream slot forever. A stream only starts once its whole header block has arrived.
+import type { createSecureServer as CreateSecureServer, Http2SecureServer, Http2ServerRequest, SecureServerOptions, ServerHttp2Session, ServerHttp2Stream } from "node:http2";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TLSSocket, TlsOptions as NodeTlsOptions } from "node:tls";
 import type { ResolvedServerLimits } from "./server-limits.js";
+import { clientErrorFor } from "./client-error.js";
+import { errorBodyJson, newErrorId } from "./errors.js";
+import { isHttp2Request } from "./http2-compat.js";
+import { LOG_LEVELS, type Logger } from "../util/logger.js";
 
 /** Concurrent streams one session may open (Node's default is unbounded). */
 export const DEFAULT_MAX_CONCURRENT_STREAMS = 100;
@@ -33,6 +43,12 @@ export interface Http2Listener {
   readonly drain: ConnectionDrain;
 }
 
+/** RST_STREAM error code CANCEL (RFC 9113 §7), as http2.constants.NGHTTP2_CANCEL; node:http2 is loaded lazily. */
+const NGHTTP2_CANCEL = 0x8;
+
+/** How long a timed-out request's 408 may take to go out before its stream is cancelled anyway. */
+const RESPONSE_GRACE_MS = 1_000;
+
 /** Per session: its open streams (for the idle timeout). */
 interface SessionState {
   open: number;
@@ -44,6 +60,7 @@ export function createHttp2Listener(
   limits: ResolvedServerLimits,
   tls: NodeTlsOptions,
   raw: SecureServerOptions | undefined,
+  logger?: Logger,
 ): Http2Listener {
   const options: SecureServerOptions = {
     ...tls,
@@ -55,7 +72,16 @@ export function createHttp2Listener(
       ...raw?.settings,
     },
   };
-  const server = createSecureServer(options, handler as unknown as Parameters<typeof CreateSecureServer>[1]);
+  // HTTP/2 requests get their request timeout here, where the request object is at hand (the
+  // HTTP/1.1 fallback has node:http's own); with no timeout the handler is passed as it is.
+  const serve =
+    limits.requestTimeout > 0
+      ? (req: IncomingMessage, res: ServerResponse): void => {
+          if (isHttp2Request(req)) armRequestTimeout(req as unknown as Http2ServerRequest, limits.requestTimeout, logger);
+          handler(req, res);
+        }
+      : handler;
+  const server = createSecureServer(options, serve as unknown as Parameters<typeof CreateSecureServer>[1]);
   applyHttp1Limits(server, limits);
 
   const sessions = new Map<ServerHttp2Session, SessionState>();
@@ -103,6 +129,67 @@ export function createHttp2Listener(
   };
   return { server, drain };
 }
+
+/**
+ * Give the request until `ms` from now to be received in full (END_STREAM). The timer is cleared
+ * when the stream's readable side ends or the stream closes, and is unref'd.
+ */
+function armRequestTimeout(req: Http2ServerRequest, ms: number, logger: Logger | undefined): void {
+  const stream = req.stream;
+  // HEADERS carried END_STREAM: the request was complete when the stream began.
+  if (stream.endAfterHeaders) return;
+  const timer = setTimeout(onRequestTimeout, ms, req, logger);
+  timer.unref();
+  const clear = (): void => clearTimeout(timer);
+  stream.once("end", clear);
+  stream.once("close", clear);
+}
+
+function onRequestTimeout(req: Http2ServerRequest, logger: Logger | undefined): void {
+  const stream = req.stream;
+  if (stream.closed || stream.destroyed) return;
+  // The client sent all of it and the handler has not read it yet: no delay of the client's.
+  if (stream.state.remoteClose === 1) return;
+  const error = clientErrorFor("ERR_HTTP_REQUEST_TIMEOUT");
+  const errorId = newErrorId();
+  if (logger !== undefined && LOG_LEVELS.info >= logger.level) {
+    logger.log(LOG_LEVELS.info, "client error", {
+      error_id: errorId,
+      status: error.status,
+      type: error.type,
+      code: "ERR_HTTP_REQUEST_TIMEOUT",
+      remote_addr: stream.session?.socket?.remoteAddress,
+    });
+  }
+  // The compatibility layer would end the request normally when its stream closes, handing a
+  // truncated body to the handler: fail its body read instead. (A handler that is not reading
+  // has no "error" listener: the no-op keeps that from throwing.)
+  let grace: NodeJS.Timeout | undefined;
+  let cancelled = false;
+  const cancel = (): void => {
+    if (cancelled) return;
+    cancelled = true;
+    clearTimeout(grace);
+    stream.close(NGHTTP2_CANCEL);
+    req.on("error", ignore);
+    req.destroy(error);
+  };
+  // The handler's response already started: it cannot become a 408.
+  if (stream.headersSent) {
+    cancel();
+    return;
+  }
+  // The 408 goes out whole (END_STREAM), then RST_STREAM tells the client to stop sending and
+  // frees the stream's slot in the session. A client that does not take the 408 in (no flow
+  // control window left) is cancelled after a short grace all the same.
+  const body = errorBodyJson(error, errorId, false);
+  stream.respond({ ":status": error.status, "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  grace = setTimeout(cancel, RESPONSE_GRACE_MS);
+  grace.unref();
+  stream.end(body, cancel);
+}
+
+function ignore(): void {}
 
 /** The node:http limits, as the properties its HTTP/1 code reads from the server it serves for. */
 function applyHttp1Limits(server: Http2SecureServer, limits: ResolvedServerLimits): void {

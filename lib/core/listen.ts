@@ -10,6 +10,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from "node:http";
 import type { SecureServerOptions } from "node:http2";
 import type { AddressInfo, Server as NetServer } from "node:net";
+import type { Duplex } from "node:stream";
 import type { AppRuntime } from "./runtime.js";
 import { LOG_LEVELS } from "../util/logger.js";
 import { installClientErrorHandler } from "./client-error.js";
@@ -73,6 +74,11 @@ export interface Listenable {
   readonly handler: (req: IncomingMessage, res: ServerResponse) => void;
   readonly runtime: AppRuntime;
   runShutdownHooks(): Promise<void>;
+  /** Taken as the server's 'upgrade' listener when the app has WebSocket routes. */
+  readonly upgradeHandler: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+  readonly hasWebSocketRoutes: boolean;
+  /** End event streams and close upgraded connections (WebSocket 1001) when the listener stops accepting. */
+  closeUpgraded(timeoutMs: number): Promise<void>;
 }
 
 /**
@@ -87,12 +93,13 @@ async function createListener(app: Listenable, options: ListenOptions, limits: R
     const server = createServer({ ...serverConstructionOptions(limits), ...(options.server as ServerOptions) }, app.handler);
     applyServerLimits(server, limits);
     installClientErrorHandler(server, app.runtime);
+    takeUpgrades(app, server);
     return { server, drain: http1Drain(server) };
   }
   const tls = resolveTlsOptions(options.tls);
   if (options.http2 === true) {
     const { createSecureServer } = await import("node:http2");
-    const { server, drain } = createHttp2Listener(createSecureServer, app.handler, limits, tls, options.server as SecureServerOptions | undefined);
+    const { server, drain } = createHttp2Listener(createSecureServer, app.handler, limits, tls, options.server as SecureServerOptions | undefined, app.runtime.logger);
     installClientErrorHandler(server, app.runtime);
     return { server, drain };
   }
@@ -100,7 +107,17 @@ async function createListener(app: Listenable, options: ListenOptions, limits: R
   const server = createHttpsServer({ ...tls, ...serverConstructionOptions(limits), ...(options.server as ServerOptions) }, app.handler);
   applyServerLimits(server, limits);
   installClientErrorHandler(server, app.runtime);
+  takeUpgrades(app, server);
   return { server, drain: http1Drain(server) };
+}
+
+/**
+ * Only an app with WebSocket routes listens for 'upgrade': without a listener node:http serves
+ * an Upgrade request as an ordinary one. (WebSocket over HTTP/2, RFC 8441, is not offered: the
+ * HTTP/2 listener's HTTP/1.1 clients are served without upgrades.)
+ */
+function takeUpgrades(app: Listenable, server: Server): void {
+  if (app.hasWebSocketRoutes) server.on("upgrade", app.upgradeHandler);
 }
 
 /** node:http (and node:https) track their own connections: idle ones close, the rest finish. */
@@ -143,6 +160,8 @@ export async function listenApp(app: Listenable, options: ListenOptions): Promis
           connections.closeAll();
         });
       }, timeout);
+      // Upgraded sockets are the server's connections too: close() waits for them to go away.
+      void app.closeUpgraded(timeout);
       server.close(() => {
         clearInterval(sweeper);
         clearTimeout(deadline);

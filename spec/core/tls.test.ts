@@ -446,6 +446,170 @@ describe("listen({ tls })", () => {
     }
   });
 
+  it("a client that resets an HTTP/2 stream mid-body: the body read fails, the handler never sees a truncated body", async () => {
+    const seen: number[] = [];
+    const outcome: string[] = [];
+    const app = new App({ logger: silentLogger })
+      .layer((ctx, next) => next(ctx).then((r) => (outcome.push(`${r.status}`), r)))
+      .routes(route.post("/upload", [bytes()], (b) => (seen.push(b.length), { n: b.length })));
+    const server = await app.listen({ port: 0, tls: { key, cert }, http2: true });
+    try {
+      const session = await h2Session(server.url);
+      const req = session.request({ ":method": "POST", ":path": "/upload" }, { endStream: false });
+      req.on("error", () => {});
+      req.write(Buffer.alloc(1000, 1));
+      await new Promise((r) => setTimeout(r, 50));
+      // destroy() resets the stream without ending the body first (close() would send END_STREAM:
+      // a complete, if short, body).
+      req.destroy();
+      for (let i = 0; i < 200 && outcome.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.deepEqual(outcome, ["400"], "the request ended as the uniform 400 (body cut off), not a hang");
+      assert.deepEqual(seen, [], "the handler never ran with a truncated body");
+      session.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  describe("request timeout on HTTP/2 streams", () => {
+    const REQUEST_TIMEOUT = 300;
+    const logger = captureLogger();
+    /** What a handler saw: whether it ran, and the status its chain ended with. */
+    let handled: string[] = [];
+    let chainStatus: number[] = [];
+    let server: ListeningServer;
+    let session: ClientHttp2Session;
+    let sourceStopped = deferred();
+
+    before(async () => {
+      const app = testApp(logger)
+        .layer(async (ctx, next) => {
+          const r = await next(ctx);
+          chainStatus.push(r.status);
+          return r;
+        })
+        .routes(
+          route.post("/upload", [bytes()], (b) => {
+            handled.push(`upload ${b.length}`);
+            return { n: b.length };
+          }),
+          // Answers at once, without reading the body, and keeps streaming.
+          route.post("/early", [], () => stream((async function* () {
+            try {
+              for (;;) {
+                yield "tick\n";
+                await new Promise((r) => setTimeout(r, 20));
+              }
+            } finally {
+              sourceStopped.resolve();
+            }
+          })(), "text/plain")),
+          // Slower than the request timeout, after the request was received in full.
+          route.post("/slow-handler", [bytes()], async (b) => {
+            await new Promise((r) => setTimeout(r, REQUEST_TIMEOUT * 2));
+            return { n: b.length };
+          }),
+          route.post("/slow-unread", [], async () => {
+            await new Promise((r) => setTimeout(r, REQUEST_TIMEOUT * 2));
+            return { unread: true };
+          }),
+          route.get("/slow-get", [], async () => {
+            await new Promise((r) => setTimeout(r, REQUEST_TIMEOUT * 2));
+            return { slow: true };
+          }),
+        );
+      server = await app.listen({ port: 0, tls: { key, cert }, http2: true, requestTimeout: REQUEST_TIMEOUT, headersTimeout: REQUEST_TIMEOUT });
+      session = await h2Session(server.url);
+    });
+    after(async () => {
+      session.close();
+      await server.close();
+    });
+
+    /** Open a POST stream, send `part` of a longer body, then stall; resolves when the stream closes. */
+    function stalledPost(path: string, part: string): Promise<{ status: number | undefined; body: string; rstCode: number | undefined }> {
+      return new Promise((resolve) => {
+        const req = session.request({ ":method": "POST", ":path": path, "content-length": part.length * 10 }, { endStream: false });
+        let status: number | undefined;
+        const chunks: Buffer[] = [];
+        req.on("response", (h) => (status = Number(h[":status"])));
+        req.on("data", (c: Buffer) => chunks.push(c));
+        req.on("error", () => {});
+        req.on("close", () => resolve({ status, body: Buffer.concat(chunks).toString("utf8"), rstCode: req.rstCode }));
+        req.write(part);
+      });
+    }
+
+    /** `p`, or a rejection if it takes more than 5 s: a bound on a hang, not a timing measurement. */
+    function within5s<T>(p: Promise<T>): Promise<T> {
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("the stalled stream was still open after 5 s")), 5_000);
+      });
+      return Promise.race([p, bound]).finally(() => clearTimeout(timer));
+    }
+
+    it("answers a stalled request body with the uniform 408 and cancels the stream; the body read fails", async () => {
+      handled = [];
+      chainStatus = [];
+      const r = await within5s(stalledPost("/upload", "x".repeat(10)));
+      assert.equal(r.status, 408);
+      const body = JSON.parse(r.body) as { error: { type: string; message: string }; error_id: string };
+      assert.equal(body.error.type, "timeout");
+      assert.match(body.error_id, ERROR_ID);
+      assert.equal(r.rstCode, h2.NGHTTP2_CANCEL);
+      // The extractor's read failed: the handler never saw a truncated body.
+      for (let i = 0; i < 100 && chainStatus.length === 0; i++) await new Promise((res) => setTimeout(res, 10));
+      assert.deepEqual(handled, []);
+      assert.equal(chainStatus.length, 1);
+      assert.ok(chainStatus[0]! >= 400, `the chain ended with an error, not ${chainStatus[0]}`);
+      // The session survives and serves the next request.
+      assert.equal((await h2Send(session, { ":path": "/hello" })).status, 200);
+      // The cut-off request is not logged as a server failure.
+      assert.deepEqual(logger.records.filter((rec) => rec.level >= 40).map((rec) => rec.msg), []);
+    });
+
+    it("cancels a stalled request whose response already started, stopping the response's source", async () => {
+      sourceStopped = deferred();
+      const r = await within5s(stalledPost("/early", "x".repeat(10)));
+      assert.equal(r.status, 200, "the response's head stays as sent");
+      assert.match(r.body, /^(tick\n)+$/);
+      assert.equal(r.rstCode, h2.NGHTTP2_CANCEL);
+      await within5s(sourceStopped.promise);
+    });
+
+    it("still answers a slow but complete request, and a handler slower than the timeout once the request is in", async () => {
+      handled = [];
+      // The body in three parts, well under the timeout in total.
+      const slowBody = await new Promise<Answer>((resolve, reject) => {
+        const req = session.request({ ":method": "POST", ":path": "/upload" }, { endStream: false });
+        let head: IncomingHttpHeaders = {};
+        const chunks: Buffer[] = [];
+        req.on("response", (h) => (head = h));
+        req.on("data", (c: Buffer) => chunks.push(c));
+        req.on("end", () => resolve({ status: Number(head[":status"]), headers: head, body: Buffer.concat(chunks).toString("utf8") }));
+        req.on("error", reject);
+        req.write("abc");
+        setTimeout(() => req.write("def"), 30);
+        setTimeout(() => req.end("ghi"), 60);
+      });
+      assert.equal(slowBody.status, 200);
+      assert.deepEqual(json200(slowBody), { n: 9 });
+      assert.deepEqual(handled, ["upload 9"]);
+
+      const slowHandler = await h2Send(session, { ":method": "POST", ":path": "/slow-handler" }, "12345");
+      assert.equal(slowHandler.status, 200);
+      assert.deepEqual(json200(slowHandler), { n: 5 });
+      // Sent in full but never read by its handler: the client was not late.
+      const unread = await h2Send(session, { ":method": "POST", ":path": "/slow-unread" }, "12345");
+      assert.equal(unread.status, 200);
+      assert.deepEqual(json200(unread), { unread: true });
+      const get = await h2Send(session, { ":path": "/slow-get" });
+      assert.equal(get.status, 200);
+      assert.deepEqual(json200(get), { slow: true });
+    });
+  });
+
   it("sent no HTTP/1 connection header to the HTTP/2 layer (no Node warnings)", () => {
     assert.deepEqual(warnings, []);
   });

@@ -190,6 +190,8 @@ export class UploadSession implements PartHandler {
         if (stopped) return;
         stopped = true;
         detach();
+        // An HTTP/2 stream reset by the client ends its request normally: still a cut-off body.
+        if (req.aborted) return reject(cutOff());
         try {
           this.parser.end();
           resolve();
