@@ -1,5 +1,7 @@
 // The App: route table, global layers, shared state, and the node:http entry point.
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { ServerResponse, type IncomingMessage } from "node:http";
+import type { Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import { BadPathError, DEFAULT_MAX_PARAM_LENGTH, normalizePattern, Router } from "../router/index.js";
 import { isProductionEnv } from "../util/env.js";
 import { isPromise } from "../util/is-promise.js";
@@ -21,6 +23,7 @@ import { writeReply } from "./write.js";
 import { admitPipelined } from "./pipeline-guard.js";
 import { isHttp2Request } from "./http2-compat.js";
 import { DEFAULT_SERVER_LIMITS } from "./server-limits.js";
+import { isUpgrading, markUpgrading, UpgradeReply, type WebSocketAcceptor } from "./upgrade.js";
 
 export interface AppOptions {
   /** Request body limit in bytes (default 1 MiB); routes can override it. */
@@ -90,6 +93,7 @@ export class App {
   private readonly startHooks: Array<(app: App) => void> = [];
   private fallback: Chain = UNCOMPILED;
   private compiled = false;
+  private webSockets: WebSocketAcceptor | null = null;
   readonly runtime: AppRuntime;
   /** `(req, res) => void` for `http.createServer(app.handler)`. */
   readonly handler: (req: IncomingMessage, res: ServerResponse) => void;
@@ -108,6 +112,7 @@ export class App {
       responseValidation: options.responseValidation ?? "shape",
       maxParamLength: options.maxParamLength ?? DEFAULT_MAX_PARAM_LENGTH,
       draining: false,
+      liveStreams: new Set(),
       limits: DEFAULT_SERVER_LIMITS,
     };
     this.handler = (req, res) => this.handle(req, res);
@@ -165,6 +170,21 @@ export class App {
   }
 
   /**
+   * Provide the WebSocket protocol for `route.ws` routes (`keel/ws`'s `websockets()` plugin calls
+   * this). Without it, listening fails when the app has a WebSocket route.
+   */
+  useWebSockets(acceptor: WebSocketAcceptor): this {
+    this.webSockets = acceptor;
+    this.compiled = false;
+    return this;
+  }
+
+  /** Whether any route answers WebSocket upgrades (listen then takes the server's 'upgrade' event). */
+  get hasWebSocketRoutes(): boolean {
+    return this.entries.some((e) => e.def.meta.websocket !== undefined);
+  }
+
+  /**
    * Run `fn` when `listen()` starts, after the chains are composed and before the port is bound;
    * a throw fails `listen()` (startup checks such as the OpenAPI document's integrity).
    */
@@ -188,12 +208,33 @@ export class App {
     if (this.compiled) return this;
     for (const entry of this.entries) {
       const def = entry.def;
-      const inner = composeLayers(def.meta.layers ?? [], handlerStep(def.extractors, def.handler, entry.contract));
+      const last = def.meta.websocket === undefined ? handlerStep(def.extractors, def.handler, entry.contract) : this.upgradeStep(def);
+      const inner = composeLayers(def.meta.layers ?? [], last);
       entry.chain = composeLayers(this.globalLayers, inner);
     }
     this.fallback = composeLayers(this.globalLayers, (ctx) => this.answerUnrouted(ctx));
     this.compiled = true;
     return this;
+  }
+
+  /**
+   * The last step of a WebSocket route: a plain GET is told to upgrade (426); an upgrade request
+   * whose handshake headers are wrong gets the acceptor's refusal; otherwise the extractors run
+   * and their values wait in an UpgradeReply for the handler (see handleUpgrade).
+   */
+  private upgradeStep(def: RouteDefinition): Chain {
+    const options = def.meta.websocket ?? {};
+    const extract = handlerStep(def.extractors, (...args: unknown[]) => new UpgradeReply(args));
+    return (ctx) => {
+      if (!isUpgrading(ctx.req)) {
+        throw new ApiError(426, "upgrade_required", "This route speaks WebSocket: send an upgrade request", { headers: { upgrade: "websocket", connection: "upgrade" } });
+      }
+      const acceptor = this.webSockets;
+      if (acceptor === null) throw ApiError.internal("WebSocket routes need the keel/ws feature", { detail: "app.register(websockets()) was not called" });
+      const refusal = acceptor.check(ctx.req, options);
+      if (refusal !== null) throw new ApiError(refusal.status, refusal.status === 403 ? "forbidden" : "bad_request", refusal.message, refusal.headers === undefined ? {} : { headers: { ...refusal.headers } });
+      return extract(ctx);
+    };
   }
 
   /** 404, 405 with Allow, automatic OPTIONS, or the routing error (bad encoding, long parameter). */
@@ -262,6 +303,14 @@ export class App {
     if (!this.compiled) this.compile();
     // No socket yet: the response waits behind an unanswered one (pipelining), which is bounded.
     if (res.socket === null && !admitPipelined(req, res, this.runtime.limits.maxPipelinedRequests, this.runtime.logger)) return;
+    const ctx = this.requestContext(req, res);
+    const r = this.select(ctx)(ctx);
+    if (isPromise(r)) r.then((reply) => writeReply(ctx, reply));
+    else writeReply(ctx, r);
+  }
+
+  /** The context of a request from the server, with the protocol-level checks recorded. */
+  private requestContext(req: IncomingMessage, res: ServerResponse): Context {
     const ctx = this.createContext(req, res);
     // HTTP/1.1 requires Host (RFC 9112 §3.2; Node's own check would answer a bare 400), and only
     // HTTP/1.x is spoken here (llhttp also parses "HTTP/0.9" and "HTTP/2.0" request lines).
@@ -271,9 +320,60 @@ export class App {
     if (ctx.routingError === undefined && ((req.httpVersionMajor !== 1 && !isHttp2Request(req)) || (host === undefined ? req.httpVersionMinor === 1 : !isValidHost(host)))) {
       ctx.routingError = req.httpVersionMajor !== 1 && !isHttp2Request(req) ? UNSUPPORTED_VERSION : host === undefined ? MISSING_HOST : INVALID_HOST;
     }
+    return ctx;
+  }
+
+  /**
+   * The node:http 'upgrade' listener (taken by `listen` when the app has WebSocket routes). The
+   * request runs through the same chain as any other, answered through a ServerResponse on the
+   * raw socket, so a refusal (404, 401, 429, a bad handshake) is the uniform error; an accepted
+   * upgrade hands the socket to the acceptor and the connection to the route's handler.
+   */
+  readonly upgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    if (!this.compiled) this.compile();
+    markUpgrading(req);
+    const res = new ServerResponse(req);
+    res.assignSocket(socket as Socket);
+    res.shouldKeepAlive = false;
+    // A refusal ends the connection once written: the socket was never the server's to reuse.
+    res.once("finish", () => socket.end());
+    socket.on("error", () => socket.destroy());
+    const ctx = this.requestContext(req, res);
     const r = this.select(ctx)(ctx);
-    if (isPromise(r)) r.then((reply) => writeReply(ctx, reply));
-    else writeReply(ctx, r);
+    if (isPromise(r)) r.then((reply) => this.finishUpgrade(ctx, reply, socket, head));
+    else this.finishUpgrade(ctx, r, socket, head);
+  };
+
+  private finishUpgrade(ctx: Context, reply: Reply, socket: Duplex, head: Buffer): void {
+    const acceptor = this.webSockets;
+    // select() sets ctx.route to the matched RouteDefinition.
+    const route = ctx.route as RouteDefinition | null;
+    if (!(reply instanceof UpgradeReply) || acceptor === null || route === null) {
+      writeReply(ctx, reply);
+      return;
+    }
+    const res = ctx.res!;
+    res.detachSocket(socket as Socket);
+    if (socket.destroyed) return;
+    const logger = this.runtime.logger;
+    let ws;
+    try {
+      ws = acceptor.accept(ctx.req, socket, head, route.meta.websocket ?? {}, reply.headers);
+    } catch (err) {
+      logger.log(50, "websocket handshake failed", { message: err instanceof Error ? err.message : String(err), route: route.pattern });
+      socket.destroy();
+      return;
+    }
+    const failed = (err: unknown): void => {
+      logger.log(50, "websocket handler failed", { message: err instanceof Error ? err.message : String(err), route: route.pattern });
+      ws.close(1011, "internal error");
+    };
+    try {
+      const out = route.handler(ws, ...reply.args);
+      if (isPromise(out)) out.then(undefined, failed);
+    } catch (err) {
+      failed(err);
+    }
   }
 
   /** Run one request through the whole pipeline without a socket (tests, tools). */
@@ -290,11 +390,26 @@ export class App {
   listen(options: ListenOptions = {}): Promise<ListeningServer> {
     try {
       this.compile();
+      if (this.webSockets === null && this.hasWebSocketRoutes) {
+        const ws = this.entries.find((e) => e.def.meta.websocket !== undefined)!.def;
+        throw new TypeError(`keel: ${ws.pattern} is a WebSocket route: register the protocol with app.register(websockets()) from keel/ws`);
+      }
       for (const fn of this.startHooks) fn(this);
     } catch (err) {
       return Promise.reject(err);
     }
     return listenApp(this, options);
+  }
+
+  /**
+   * Internal: when the listener stops accepting, long-lived answers end so their clients go
+   * elsewhere: event streams end after what was sent, WebSocket connections close with 1001.
+   */
+  closeUpgraded(timeoutMs: number): Promise<void> {
+    const streams = this.runtime.liveStreams;
+    this.runtime.liveStreams = null;
+    if (streams !== null) for (const s of streams) s.close();
+    return this.webSockets === null ? Promise.resolve() : this.webSockets.closeAll(timeoutMs);
   }
 
   /** Internal: run the shutdown hooks (used by listen's drain). */

@@ -4,6 +4,7 @@ import type { AnyExtractor, ExtractedType } from "./extractor.js";
 import type { JsonSchema, Static } from "../schema/index.js";
 import type { Context } from "./context.js";
 import type { Reply } from "./reply.js";
+import type { WebSocketConnection } from "./upgrade.js";
 
 export const MAX_EXTRACTORS = 16;
 
@@ -51,6 +52,11 @@ export interface RouteMeta<R extends Responses = Responses> {
    * for a webhook with its own authentication. Layers document the keys they read.
    */
   config?: Readonly<Record<string, unknown>>;
+  /**
+   * Set by `route.ws`: the route answers WebSocket upgrades, with these options for the
+   * acceptor (`keel/ws`: subprotocols, origins, message size, compression, heartbeat).
+   */
+  websocket?: Readonly<Record<string, unknown>>;
 }
 
 type ExtractorArgs<E extends readonly AnyExtractor[]> = { -readonly [K in keyof E]: ExtractedType<E[K]> };
@@ -172,6 +178,26 @@ function declare<M extends string>(method: M) {
   return define;
 }
 
+/** A WebSocket handler: the open connection, then the extracted values. */
+export type WebSocketHandler<E extends readonly AnyExtractor[]> = (ws: WebSocketConnection, ...args: ExtractorArgs<E>) => void | Promise<void>;
+
+function declareWebSocket() {
+  function define<const P extends string, const E extends readonly AnyExtractor[]>(path: P, extractors: E & CheckExtractors<E>, handler: WebSocketHandler<E>): RouteDefinition<"GET", P, E, {}>;
+  function define<const P extends string, const E extends readonly AnyExtractor[]>(
+    path: P,
+    meta: RouteMeta<{}>,
+    extractors: E & CheckExtractors<E>,
+    handler: WebSocketHandler<E>,
+  ): RouteDefinition<"GET", P, E, {}>;
+  function define(path: string, a: unknown, b: unknown, c?: unknown): RouteDefinition {
+    const [meta, extractors, handler] = Array.isArray(a) ? [{} as RouteMeta, a as AnyExtractor[], b] : [(a ?? {}) as RouteMeta, b as AnyExtractor[], c];
+    if ((extractors as AnyExtractor[]).some((e) => e.consumesBody)) throw new TypeError(`WS ${path}: an upgrade request has no body to extract`);
+    // OpenAPI has no WebSocket operations: left out of the document unless `hidden: false`.
+    return new RouteDefinition("GET", path, { hidden: true, ...meta, websocket: meta.websocket ?? {} }, extractors, handler as (...args: any[]) => unknown);
+  }
+  return define;
+}
+
 /** Route declarations: `route.get("/users/{id}", { tag: "users" }, [path("id", t.u64())], async (id) => ...)`. */
 export const route = {
   get: declare("GET"),
@@ -183,6 +209,12 @@ export const route = {
   options: declare("OPTIONS"),
   /** Any other method token. */
   method: <M extends string>(method: M) => declare(method),
+  /**
+   * A WebSocket route: `route.ws("/chat", { layers: [jwt(...)] }, [query(...)], (ws, q) => ...)`.
+   * Layers and extractors run on the upgrade request; a refusal is the uniform HTTP error. Needs
+   * the protocol: `app.register(websockets())` from `keel/ws`.
+   */
+  ws: declareWebSocket(),
 };
 
 export interface GroupOptions<Prefix extends string = string> {

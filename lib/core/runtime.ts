@@ -34,6 +34,11 @@ export interface AppRuntime {
   maxParamLength: number;
   /** True once graceful shutdown has begun. */
   draining: boolean;
+  /**
+   * Open event streams (SSE) being written, ended when the listener stops accepting so their
+   * clients reconnect elsewhere; `null` once that happened (a stream started later ends at once).
+   */
+  liveStreams: Set<{ close(): void }> | null;
   /** Connection limits of the listening server (the defaults until `listen` sets them). */
   limits: ResolvedServerLimits;
 }

@@ -4,6 +4,7 @@
 // headers, no lingering close on a shared socket) are in http2-compat.ts.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable, pipeline } from "node:stream";
+import { SseStream } from "./sse.js";
 import type { Context } from "./context.js";
 import { errorReply } from "./error-reply.js";
 import { LOG_LEVELS } from "../util/logger.js";
@@ -95,12 +96,24 @@ function hasBody(req: IncomingMessage): boolean {
   return h["transfer-encoding"] !== undefined || (h["content-length"] !== undefined && h["content-length"] !== "0");
 }
 
+/** An event stream ends when the server drains (see App.closeUpgraded); one started after that ends now. */
+function trackLiveStream(ctx: Context, stream: SseStream): void {
+  const live = ctx.runtime.liveStreams;
+  if (live === null) {
+    stream.close();
+    return;
+  }
+  live.add(stream);
+  stream.once("close", () => live.delete(stream));
+}
+
 function discardStream(body: unknown): void {
   if (body instanceof Readable) body.destroy();
 }
 
 function sendStream(ctx: Context, res: ServerResponse, body: StreamBody): void {
   const source = body instanceof Readable ? body : Readable.from(body, { objectMode: false });
+  if (source instanceof SseStream) trackLiveStream(ctx, source);
   pipeline(source, res, (err) => {
     if (err && (err as NodeJS.ErrnoException).code !== "ERR_STREAM_PREMATURE_CLOSE") {
       const logger = ctx.runtime.logger;

@@ -1,0 +1,308 @@
+// Server-sent events (text/event-stream, WHATWG HTML "Server-sent events"): the wire format of one
+// event, and the body stream that carries them. `reply.sse(source)` (reply.ts) wraps the stream in
+// a Reply; the writer pipes it like any other Readable, with backpressure.
+//
+// The stream owns the source's lifetime: when the client goes away (the writer's pipeline
+// destroys the body), a HEAD or failed write discards it, or it simply ends, the source function's
+// signal aborts, an iterable's `return()` is called, the keep-alive timer is cleared, and nothing
+// more is pushed.
+//
+// The Reply is a value made without the request, so the request's Last-Event-ID reaches the source
+// through the handler: the `lastEventId()` extractor reads it, `reply.sse(source, { lastEventId })`
+// hands it on.
+import { Readable } from "node:stream";
+import { Extractor } from "./extractor.js";
+import { isPromise } from "../util/is-promise.js";
+
+/** One event. Every field is optional; an event with none writes nothing. */
+export interface SseEvent {
+  /** The payload: a string is sent as it is (one `data:` line per line), anything else as JSON. */
+  data?: unknown;
+  /** The event type (`addEventListener(type)` on the client); no CR, LF or NUL. */
+  event?: string;
+  /** The id the client sends back as Last-Event-ID when it reconnects; no CR, LF or NUL. */
+  id?: string;
+  /** The client's reconnection delay in milliseconds: a non-negative integer. */
+  retry?: number;
+  /** A comment line (clients ignore it). */
+  comment?: string;
+}
+
+/**
+ * Send one event (a string is `data` alone). Resolves at once, or, when the socket's buffer is
+ * full, once the client has taken what was sent: `await` it to respect backpressure. A malformed
+ * event throws a TypeError. After the stream closed it writes nothing and resolves.
+ */
+export type SseSender = (event: SseEvent | string) => Promise<void>;
+
+export interface SseSourceInfo {
+  /** The Last-Event-ID the client sent, when the handler passed it (`options.lastEventId`). */
+  readonly lastEventId: string | undefined;
+  /** Aborts when the stream closes: the client went away or the response was discarded. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * A function source runs as soon as the reply is made (a synchronous throw fails the request
+ * with the uniform 500) and the stream lasts until it returns or its promise settles.
+ */
+export type SseSourceFunction = (send: SseSender, info: SseSourceInfo) => void | Promise<void>;
+
+/** Where the events come from: an async iterable (pulled as the client reads) or a function. */
+export type SseSource = AsyncIterable<SseEvent | string> | SseSourceFunction;
+
+export interface SseOptions {
+  /** Send `: keep-alive` after this many idle milliseconds (default 15000; 0 turns it off). */
+  keepAliveMs?: number;
+  /** The request's Last-Event-ID (from the `lastEventId()` extractor), handed to a function source. */
+  lastEventId?: string | undefined;
+}
+
+export const SSE_CONTENT_TYPE = "text/event-stream; charset=utf-8";
+export const DEFAULT_SSE_KEEP_ALIVE_MS = 15_000;
+const KEEP_ALIVE_COMMENT = ": keep-alive\n\n";
+// setTimeout's largest delay; a longer one would fire at once.
+const MAX_TIMER_MS = 2_147_483_647;
+
+const LINE_BREAK = /\r\n|\r|\n/;
+const FIELD_FORBIDDEN = /[\r\n\0]/;
+
+function prefixedLines(prefix: string, text: string): string {
+  let out = "";
+  for (const line of text.split(LINE_BREAK)) out += prefix + line + "\n";
+  return out;
+}
+
+function fieldValue(name: "event" | "id", value: unknown): string {
+  if (typeof value !== "string") throw new TypeError(`SSE ${name} must be a string`);
+  // A line break would end the field early and let the rest be read as other fields.
+  if (FIELD_FORBIDDEN.test(value)) throw new TypeError(`SSE ${name} must not contain CR, LF or NUL`);
+  return value;
+}
+
+function dataText(data: unknown): string {
+  if (typeof data === "string") return data;
+  const json = JSON.stringify(data);
+  if (json === undefined) throw new TypeError("SSE data must be a string or a JSON value");
+  return json;
+}
+
+/** The wire text of one event, ending in the blank line that dispatches it ("" for an empty event). */
+export function formatSseEvent(event: SseEvent | string): string {
+  if (typeof event === "string") return prefixedLines("data: ", event) + "\n";
+  if (event === null || typeof event !== "object") throw new TypeError("an SSE event must be a string or an object");
+  let out = "";
+  if (event.comment !== undefined) {
+    if (typeof event.comment !== "string") throw new TypeError("SSE comment must be a string");
+    out += prefixedLines(": ", event.comment);
+  }
+  if (event.event !== undefined) out += "event: " + fieldValue("event", event.event) + "\n";
+  if (event.id !== undefined) out += "id: " + fieldValue("id", event.id) + "\n";
+  if (event.retry !== undefined) {
+    const retry = event.retry;
+    if (typeof retry !== "number" || !Number.isSafeInteger(retry) || retry < 0) throw new TypeError("SSE retry must be a non-negative integer");
+    out += "retry: " + retry + "\n";
+  }
+  if (event.data !== undefined) out += prefixedLines("data: ", dataText(event.data));
+  return out === "" ? "" : out + "\n";
+}
+
+function keepAliveDelay(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_SSE_KEEP_ALIVE_MS;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > MAX_TIMER_MS) {
+    throw new TypeError(`SSE keepAliveMs must be an integer from 0 to ${MAX_TIMER_MS}`);
+  }
+  return value;
+}
+
+const RESOLVED: Promise<void> = Promise.resolve();
+const ignore = (): void => {};
+
+/**
+ * The body of an SSE reply: an object-mode Readable of strings (the writer and inject both take
+ * strings as they are). Events are pushed as they come; a function source that outruns the client
+ * waits on `send()`, an iterable is pulled only when the reader asks for more.
+ */
+export class SseStream extends Readable {
+  private readonly abortController: AbortController;
+  private readonly keepAliveMs: number;
+  private sourceIterator: AsyncIterator<SseEvent | string> | null;
+  private timer: NodeJS.Timeout | null;
+  /** No more pushes: ended, failed or destroyed. */
+  private closedForWrites: boolean;
+  /** The reader asked for data at least once: someone listens for errors from here on. */
+  private reading: boolean;
+  private pulling: boolean;
+  /** A source error raised before anyone read: kept until the reader arrives. */
+  private pendingError: Error | null;
+  /** `send()` calls waiting for the reader to want more. */
+  private waiters: Array<() => void>;
+
+  constructor(source: SseSource, options: SseOptions = {}) {
+    super({ objectMode: true });
+    this.abortController = new AbortController();
+    this.keepAliveMs = keepAliveDelay(options.keepAliveMs);
+    this.sourceIterator = null;
+    this.timer = null;
+    this.closedForWrites = false;
+    this.reading = false;
+    this.pulling = false;
+    this.pendingError = null;
+    this.waiters = [];
+    // An empty first chunk: writing it sends the response headers at once, so the client sees the
+    // stream open before the first event (a zero-byte write adds nothing to the body).
+    this.push("");
+    if (typeof source === "function") this.startFunction(source, options.lastEventId);
+    else if (source !== null && typeof source === "object" && typeof source[Symbol.asyncIterator] === "function") this.sourceIterator = source[Symbol.asyncIterator]();
+    else throw new TypeError("reply.sse: the source must be an async iterable or a function");
+  }
+
+  /** Aborts when the stream closes (also given to a function source). */
+  get signal(): AbortSignal {
+    return this.abortController.signal;
+  }
+
+  private startFunction(fn: SseSourceFunction, lastEventId: string | undefined): void {
+    const send: SseSender = (event) => this.send(event);
+    let result: void | Promise<void>;
+    try {
+      result = fn(send, { lastEventId, signal: this.abortController.signal });
+    } catch (err) {
+      // Thrown before the reply exists: the request fails with the uniform 500 instead.
+      this.closedForWrites = true;
+      this.abortController.abort();
+      throw err;
+    }
+    if (isPromise(result)) result.then(() => this.finish(), (err: unknown) => this.fail(err));
+    else this.finish();
+  }
+
+  private send(event: SseEvent | string): Promise<void> {
+    const chunk = formatSseEvent(event);
+    if (this.closedForWrites || chunk === "") return RESOLVED;
+    if (this.write(chunk)) return RESOLVED;
+    return new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Push one event's text; false when the reader's buffer is full. */
+  private write(chunk: string): boolean {
+    this.timer?.refresh(); // the connection is not idle: restart the keep-alive countdown
+    return this.push(chunk);
+  }
+
+  override _read(): void {
+    if (!this.reading) {
+      this.reading = true;
+      if (this.pendingError !== null) {
+        this.destroy(this.pendingError);
+        return;
+      }
+      if (this.keepAliveMs > 0 && !this.closedForWrites) this.timer = setTimeout(() => this.keepAlive(), this.keepAliveMs);
+    }
+    this.releaseWaiters();
+    if (this.sourceIterator !== null && !this.closedForWrites) void this.pull();
+  }
+
+  private keepAlive(): void {
+    if (this.closedForWrites) return;
+    // Something still waiting in the buffer means the stream is not idle, only slow.
+    if (this.readableLength === 0) this.push(KEEP_ALIVE_COMMENT);
+    this.timer?.refresh();
+  }
+
+  private async pull(): Promise<void> {
+    if (this.pulling) return;
+    this.pulling = true;
+    const iterator = this.sourceIterator!;
+    try {
+      for (;;) {
+        const step = await iterator.next();
+        if (this.closedForWrites) return; // closed while waiting: nothing is written after close
+        if (step.done === true) {
+          this.finish();
+          return;
+        }
+        const chunk = formatSseEvent(step.value);
+        if (chunk !== "" && !this.write(chunk)) return; // full: the next _read pulls again
+      }
+    } catch (err) {
+      this.fail(err);
+    } finally {
+      this.pulling = false;
+    }
+  }
+
+  /** End the stream after what was already sent and stop the source (graceful shutdown). */
+  close(): void {
+    this.finish();
+  }
+
+  private finish(): void {
+    if (this.closedForWrites) return;
+    this.closedForWrites = true;
+    this.stopTimer();
+    this.releaseWaiters();
+    this.push(null);
+  }
+
+  /**
+   * The source failed after the reply was made: the status is sent, so the stream is destroyed
+   * with the error and the writer logs it (once) and closes the response. A failure after the
+   * stream closed (often caused by the close) is nobody's concern.
+   */
+  private fail(err: unknown): void {
+    if (this.closedForWrites) return;
+    this.closedForWrites = true;
+    this.stopTimer();
+    this.releaseWaiters();
+    const error = err instanceof Error ? err : new Error(String(err));
+    // An 'error' event with no listener would crash the process: wait for the reader.
+    if (this.reading) this.destroy(error);
+    else this.pendingError = error;
+  }
+
+  override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {
+    this.closedForWrites = true;
+    this.stopTimer();
+    this.releaseWaiters();
+    if (!this.abortController.signal.aborted) this.abortController.abort();
+    const iterator = this.sourceIterator;
+    this.sourceIterator = null;
+    if (iterator !== null && typeof iterator.return === "function") {
+      // An async generator suspended at an await runs its finally when that await settles.
+      try {
+        Promise.resolve(iterator.return()).then(ignore, ignore);
+      } catch {
+        // a return() that throws synchronously has nothing left to stop
+      }
+    }
+    callback(err);
+  }
+
+  private stopTimer(): void {
+    if (this.timer !== null) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+  }
+
+  private releaseWaiters(): void {
+    if (this.waiters.length === 0) return;
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const resolve of waiting) resolve();
+  }
+}
+
+/**
+ * The request's Last-Event-ID header (undefined when absent), sent by a reconnecting EventSource:
+ * `route.get("/events", [lastEventId()], (last) => reply.sse(source, { lastEventId: last }))`.
+ */
+export function lastEventId(): Extractor<string | undefined, false, { headers: { "last-event-id": string }; optional: true }> {
+  return new Extractor<string | undefined, false, { headers: { "last-event-id": string }; optional: true }>(
+    "header:last-event-id",
+    (ctx) => ctx.header("last-event-id"),
+    false,
+    { parameters: [{ in: "header", name: "last-event-id", required: false, schema: { type: "string" } }] },
+  );
+}
