@@ -2,6 +2,7 @@
 export { JobQueue, DEFAULT_JOB_CONCURRENCY, DEFAULT_JOB_MAX_ATTEMPTS, DEFAULT_JOB_TIMEOUT_MS, DEFAULT_DRAIN_MS } from "./queue.js";
 export type {
   EnqueueOptions,
+  JobChange,
   JobDrainResult,
   JobQueueHealth,
   JobQueueHealthOptions,

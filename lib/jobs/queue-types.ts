@@ -110,3 +110,21 @@ export interface JobDrainResult {
   /** Pending jobs left in the store. */
   pending: number;
 }
+
+/**
+ * A job's state change as this queue made it (`queue.onChange`): enqueued (pending), started
+ * (running, `attempt` counts from 1), succeeded, failed and to be retried (pending again, with
+ * `retryAt`), or dead-lettered. Changes made by other processes sharing a store are not seen.
+ */
+export interface JobChange {
+  readonly id: string;
+  readonly type: string;
+  readonly state: "pending" | "running" | "succeeded" | "dead";
+  readonly attempt: number;
+  /** Epoch ms of the change. */
+  readonly at: number;
+  /** Set when a failed attempt will be retried: when, epoch ms. */
+  readonly retryAt?: number;
+  /** The failure's message, on a failed attempt. */
+  readonly error?: string;
+}

@@ -22,6 +22,7 @@ import type {
   JobQueuePhase,
   JobQueueStats,
   JobQueueTotals,
+  JobChange,
 } from "./queue-types.js";
 import { JobThreadPool, type JobThreadPoolOptions } from "./thread-pool.js";
 
@@ -79,6 +80,7 @@ export class JobQueue {
   private wakeAt = Infinity;
   private draining: Promise<JobDrainResult> | null = null;
   private finishedWhileDraining = 0;
+  private readonly changeListeners = new Set<(change: JobChange) => void>();
 
   constructor(options: JobQueueOptions = {}) {
     registerJobErrorMapper();
@@ -95,6 +97,25 @@ export class JobQueue {
     if (!(this.pollIntervalMs >= 0)) throw new RangeError("job queue: pollIntervalMs must be >= 0");
     this.threadOptions = options.threads ?? {};
     for (const job of options.jobs ?? []) this.register(job);
+  }
+
+  /**
+   * Call `listener` on every state change this queue makes (see JobChange); returns the function
+   * that unsubscribes. A listener that throws is logged and kept; it cannot stop a job.
+   */
+  onChange(listener: (change: JobChange) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => void this.changeListeners.delete(listener);
+  }
+
+  private changed(change: JobChange): void {
+    for (const listener of this.changeListeners) {
+      try {
+        listener(change);
+      } catch (err) {
+        this.log(LOG_LEVELS.warn, "job queue: a change listener failed", { error: describeJobError(err) });
+      }
+    }
   }
 
   /** Register job types. A name can belong to one type only. */
@@ -146,8 +167,10 @@ export class JobQueue {
     this.refuseWhenStopping();
     const record: JobRecord = { id: newJobId(), type: job.name, payload: copy, state: "pending", attempts: 0, maxAttempts, runAt, createdAt: now, updatedAt: now, key, errors: [] };
     const result = await this.store.add(record);
-    if (result.created) this.totals.enqueued++;
-    else this.totals.deduplicated++;
+    if (result.created) {
+      this.totals.enqueued++;
+      if (this.changeListeners.size > 0) this.changed({ id: record.id, type: record.type, state: "pending", attempt: 0, at: now });
+    } else this.totals.deduplicated++;
     this.pump();
     return result.id;
   }
@@ -293,6 +316,7 @@ export class JobQueue {
     const run: ActiveRun = { record, attempt: record.attempts, maxAttempts: record.maxAttempts, controller: new AbortController(), timer: null, settled: false };
     this.active.set(record.id, run);
     this.totals.started++;
+    if (this.changeListeners.size > 0) this.changed({ id: record.id, type: record.type, state: "running", attempt: record.attempts, at: this.clock.now() });
     const type = this.types.get(record.type);
     if (type === undefined) {
       this.settle(run, true, new Error(`no job type ${JSON.stringify(record.type)} is registered with this queue`));
@@ -337,6 +361,7 @@ export class JobQueue {
     if (!failed) {
       this.totals.succeeded++;
       this.track(this.store.complete(id, now));
+      if (this.changeListeners.size > 0) this.changed({ id, type: run.record.type, state: "succeeded", attempt: run.attempt, at: now });
     } else this.recordFailure(run, error, now);
     this.noteEvictions();
     if (this.active.size === 0) for (const wake of [...this.idleWaiters]) wake();
@@ -380,6 +405,7 @@ export class JobQueue {
     if (run.attempt >= run.maxAttempts) {
       this.totals.deadLettered++;
       this.track(this.store.fail(id, now, message, null));
+      if (this.changeListeners.size > 0) this.changed({ id, type, state: "dead", attempt: run.attempt, at: now, error: message });
       fields["dead_letter"] = true;
       this.log(LOG_LEVELS.error, "job failed; moved to the dead-letter queue", fields);
       return;
@@ -387,6 +413,7 @@ export class JobQueue {
     const delay = jobBackoffDelay(run.attempt, this.policies.get(type) ?? this.backoff, this.random);
     this.totals.retried++;
     this.track(this.store.fail(id, now, message, now + delay));
+    if (this.changeListeners.size > 0) this.changed({ id, type, state: "pending", attempt: run.attempt, at: now, retryAt: now + delay, error: message });
     fields["retry_in_ms"] = delay;
     this.log(LOG_LEVELS.warn, "job failed; will retry", fields);
     this.armWake(now + delay);

@@ -291,3 +291,44 @@ test("a handler that throws synchronously or rejects with a non-error still coun
   assert.equal((await queue.getJob(b))?.state, "dead");
   await queue.drain(0);
 });
+
+test("onChange reports each state change: pending, running, a retry, succeeded, dead; unsubscribing stops it; a throwing listener cannot stop a job", async () => {
+  const clock = new ManualJobClock(1_000);
+  let calls = 0;
+  const flaky = defineJob({
+    name: "flaky",
+    payload: t.object({ fail: t.integer() }),
+    maxAttempts: 2,
+    handler: ({ fail }) => {
+      calls++;
+      if (calls <= fail) throw new Error(`attempt ${calls} failed`);
+    },
+  });
+  const logger = captureLogger();
+  const queue = new JobQueue({ logger, clock, jobs: [flaky], backoff: { baseMs: 10, factor: 1, maxMs: 10 }, random: () => 0.5 });
+  const changes: string[] = [];
+  const stop = queue.onChange((c) => changes.push(`${c.state}:${c.attempt}${c.retryAt === undefined ? "" : "+retry"}${c.error === undefined ? "" : `:${c.error}`}`));
+  queue.onChange(() => {
+    throw new Error("listener bug");
+  });
+  const id = await queue.enqueue(flaky, { fail: 1 });
+  await queue.start();
+  await clock.flush();
+  await clock.advance(10);
+  await clock.flush();
+  assert.deepEqual(changes, ["pending:0", "running:1", "pending:1+retry:attempt 1 failed", "running:2", "succeeded:2"]);
+  assert.equal((await queue.getJob(id))?.state, "succeeded");
+  assert.ok(logger.records.some((r) => r.msg === "job queue: a change listener failed"));
+  changes.length = 0;
+  calls = 0;
+  await queue.enqueue(flaky, { fail: 5 });
+  await clock.flush();
+  await clock.advance(10);
+  await clock.flush();
+  assert.deepEqual(changes, ["pending:0", "running:1", "pending:1+retry:attempt 1 failed", "running:2", "dead:2:attempt 2 failed"]);
+  stop();
+  await queue.enqueue(flaky, { fail: 0 });
+  await clock.flush();
+  assert.equal(changes.length, 5, "no change reported after unsubscribing");
+  await queue.drain(0);
+});
