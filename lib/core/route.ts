@@ -3,7 +3,7 @@
 import type { AnyExtractor, ExtractedType } from "./extractor.js";
 import type { JsonSchema, Static } from "../schema/index.js";
 import type { Context } from "./context.js";
-import type { Reply } from "./reply.js";
+import type { Reply, ReplyBody } from "./reply.js";
 import type { WebSocketConnection } from "./upgrade.js";
 
 export const MAX_EXTRACTORS = 16;
@@ -79,9 +79,14 @@ export interface ErrorBodyShape {
 }
 
 type IsErrorStatus<S extends number> = `${S}` extends `4${string}` | `5${string}` ? true : false;
+/** A declared content type that is not JSON: the body is text, bytes or a stream, not a value. */
+type IsOtherMedia<V> = V extends { readonly contentType: infer C extends string } ? (C extends "application/json" | `${string}+json` ? false : true) : false;
+
 /** The body type a declared response stands for. */
 export type ResponseBody<V, S extends number = 200> = V extends string
   ? IsErrorStatus<S> extends true ? ErrorBodyShape : undefined
+  : IsOtherMedia<V> extends true
+    ? ReplyBody
   : V extends { readonly schema: infer X }
     ? Static<X>
     : V extends { readonly description: string }

@@ -13,6 +13,7 @@ import { authRoutes, jwtSecretFor } from "./auth.js";
 import { createSampleJobQueue, jobRoutes } from "./jobs.js";
 import { broken, echoText, hello, listProjects, ping } from "./system.js";
 import { UserStore, userRoutes } from "./users.js";
+import { eventRoutes } from "./events.js";
 import { uploadFile } from "./uploads.js";
 import { homePage, staticFiles } from "./web.js";
 
@@ -90,6 +91,7 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
 
   app.routes(sampleRoutes(users, jobs, secret));
   app.routes(homePage(users));
+  app.routes(eventRoutes(jobs));
   app.register(staticFiles());
   return app.register(
     docs("/docs", {
@@ -104,6 +106,7 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
         jobs: "Reports built in the background",
         health: "Liveness, readiness and health probes",
         uploads: "Files sent as multipart/form-data",
+        events: "Server-sent events",
         web: "The HTML home page",
       },
       version: "0.1.0",

@@ -8,3 +8,4 @@ export { broken, echoText, hello, listProjects, ping } from "./system.js";
 export { CreateUser, User, UserStore, userRoutes, type UserRecord, type UserRoutes } from "./users.js";
 export { MAX_UPLOAD_BYTES, UploadReceipt, uploadFile } from "./uploads.js";
 export { HOME_PAGE_USERS, PUBLIC_DIR, homePage, staticFiles } from "./web.js";
+export { eventRoutes, TICK_MS } from "./events.js";

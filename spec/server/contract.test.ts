@@ -66,6 +66,10 @@ function uploadRequest(fields: Record<string, string>, files: [string, string, s
 /** Scenarios per documented operation (`METHOD /template`). */
 const SCENARIOS: Record<string, Scenario[]> = {
   "GET /": [{ name: "home page", expect: 200, request: () => ({ url: "/" }) }],
+  "GET /api/v1/events": [
+    { name: "one tick", expect: 200, request: () => ({ url: "/api/v1/events?max=1" }) },
+    { name: "max zero", expect: 422, request: () => ({ url: "/api/v1/events?max=0" }) },
+  ],
   "POST /api/v1/uploads": [
     { name: "title and file", expect: 201, request: () => uploadRequest({ title: "notes" }, [["file", "notes.txt", "hello"]]) },
     { name: "no title", expect: 422, request: () => uploadRequest({}, [["file", "notes.txt", "hello"]]) },
