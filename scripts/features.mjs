@@ -30,6 +30,7 @@ export const FEATURES = [
   { name: "timeout", entry: "lib/middleware/timeout/index.ts", requires: [], description: "timeout(): abort and answer 503/504" },
   { name: "retry", entry: "lib/middleware/retry/index.ts", requires: [], description: "retry() for idempotent methods with full-jitter backoff" },
   { name: "circuit-breaker", entry: "lib/middleware/circuit-breaker/index.ts", requires: ["stores"], description: "circuitBreaker() per route and dependencyBreaker()" },
+  { name: "alt-svc", entry: "lib/middleware/alt-svc/index.ts", requires: [], description: "altSvc(): advertise HTTP/3 or another alternative service (RFC 7838)" },
   { name: "jobs", entry: "lib/jobs/index.ts", requires: [], description: "JobQueue, memory and file job stores, worker threads" },
   { name: "service", entry: "lib/service/index.ts", requires: [], description: "production(), probes, observability, runService() CLI" },
   { name: "db-errors", entry: "lib/db-errors/index.ts", requires: [], description: "mapDatabaseError for registerErrorMapper" },

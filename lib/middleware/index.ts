@@ -11,4 +11,5 @@ export * from "./compression/index.js";
 export * from "./timeout/index.js";
 export * from "./retry/index.js";
 export * from "./circuit-breaker/index.js";
+export * from "./alt-svc/index.js";
 export * from "../stores/index.js";
