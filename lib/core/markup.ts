@@ -21,7 +21,11 @@
 //   (raw()): any other value is a TypeError, since no escaping makes text safe there.
 // Values: strings, numbers and bigints printed; true prints "true"; null, undefined and false
 // print nothing; arrays are concatenated item by item; SafeHtml is kept; anything else is a
-// TypeError. scanHtml exposes the scan to the file templates (lib/web/templates).
+// TypeError.
+// The scan reads a character at a time from a state (HtmlState) and never looks ahead, so it can
+// start anywhere and stop anywhere: scanHtmlText, htmlContext and htmlContextKey expose it to the
+// file templates (lib/web/templates), which follow it through their {{#if}} and {{#each}} blocks.
+// A value right after "<" inside <title>, <textarea>, ... is trusted-only: it could end the element.
 
 /** HTML that is safe to write as is. Only `markup`, `raw` and trusted code make one. */
 export class SafeHtml {
@@ -166,8 +170,32 @@ function isUnsafeAttribute(attribute: string, value: string): boolean {
 
 // ---- the scan of the literal parts ----
 
+// Modes of the scan: what the next character means.
 const TEXT = 0, TAG_OPEN = 1, TAG_NAME = 2, BEFORE_ATTR = 3, ATTR_NAME = 4, AFTER_ATTR_NAME = 5, BEFORE_VALUE = 6;
-const VALUE_DQ = 7, VALUE_SQ = 8, VALUE_UNQUOTED = 9, VALUE_AUTO = 10, RAW_TEXT = 11, COMMENT = 12, DECLARATION = 13;
+const VALUE_DQ = 7, VALUE_SQ = 8, VALUE_UNQUOTED = 9, VALUE_AUTO = 10, RAW_TEXT = 11, RAW_END = 12, COMMENT = 13;
+const BANG = 14, BANG_DASH = 15, DECLARATION = 16;
+
+/**
+ * Where the scan is in the HTML. The scan reads one character at a time and never looks ahead,
+ * so text cut anywhere (between literals, or around a file template's blocks) is read as the
+ * whole would be, and a scan can go on from any state. Fields a mode does not use are reset
+ * ("" or 0), so equal states are equal field by field.
+ */
+export interface HtmlState {
+  readonly mode: number;
+  /** The element's name: in a tag, and in the raw text of script, style, textarea, ... */
+  readonly tag: string;
+  /** In an end tag (</p ...>). */
+  readonly closing: boolean;
+  /** The attribute's name, in its name and in its value. */
+  readonly attribute: string;
+  /** RAW_END: characters of "</tag" read; COMMENT: 0, 1 or 2 dashes just read, 3 after "--!". */
+  readonly count: number;
+}
+type ScanState = { -readonly [K in keyof HtmlState]: HtmlState[K] };
+
+/** The state at the start of a document: in text. */
+export const HTML_TEXT: HtmlState = Object.freeze({ mode: TEXT, tag: "", closing: false, attribute: "", count: 0 });
 
 /** How one interpolation is written. */
 const H_TEXT = 0, H_QUOTED = 1, H_UNQUOTED = 2, H_TRUSTED = 3;
@@ -211,16 +239,201 @@ const TEXT_ONLY_TAGS = new Set(["title", "textarea", "noscript", "xmp", "iframe"
 
 const isSpace = (c: string): boolean => c === " " || c === "\t" || c === "\n" || c === "\r" || c === "\f";
 const isLetter = (c: string): boolean => (c >= "a" && c <= "z") || (c >= "A" && c <= "Z");
+const isValueMode = (mode: number): boolean => mode >= VALUE_DQ && mode <= VALUE_AUTO;
+
+/** What a character did to an attribute value: opened one (it starts after / at the character), closed one. */
+const NO_EDGE = 0, OPENS_AFTER = 1, OPENS_AT = 2, CLOSES = 3;
+
+function endTag(st: ScanState): void {
+  st.mode = !st.closing && (SCRIPT_TAGS.has(st.tag) || TEXT_ONLY_TAGS.has(st.tag)) ? RAW_TEXT : TEXT;
+  if (st.mode === TEXT) st.tag = "";
+  st.closing = false;
+  st.attribute = "";
+  st.count = 0;
+}
+
+function betweenAttributes(st: ScanState): void {
+  st.mode = BEFORE_ATTR;
+  st.attribute = "";
+}
+
+/** Read one character: update the state, and say whether it opened or closed an attribute value. */
+function step(st: ScanState, c: string): number {
+  switch (st.mode) {
+    case TEXT:
+      if (c === "<") {
+        st.mode = TAG_OPEN;
+        st.closing = false;
+      }
+      break;
+    case TAG_OPEN:
+      if (isLetter(c)) {
+        st.mode = TAG_NAME;
+        st.tag = c.toLowerCase();
+      } else if (c === "/" && !st.closing) st.closing = true;
+      else if (c === "!" && !st.closing) st.mode = BANG;
+      else if (c === "?" && !st.closing) st.mode = DECLARATION;
+      else {
+        st.mode = c === "<" ? TAG_OPEN : TEXT;
+        st.closing = false;
+      }
+      break;
+    case TAG_NAME:
+      if (isSpace(c) || c === "/") betweenAttributes(st);
+      else if (c === ">") endTag(st);
+      else st.tag += c.toLowerCase();
+      break;
+    case BEFORE_ATTR:
+    case AFTER_ATTR_NAME:
+      if (c === ">") endTag(st);
+      else if (c === "=" && st.mode === AFTER_ATTR_NAME) st.mode = BEFORE_VALUE;
+      else if (c === "/") betweenAttributes(st);
+      else if (!isSpace(c)) {
+        st.mode = ATTR_NAME;
+        st.attribute = c.toLowerCase();
+      }
+      break;
+    case ATTR_NAME:
+      if (isSpace(c)) st.mode = AFTER_ATTR_NAME;
+      else if (c === "=") st.mode = BEFORE_VALUE;
+      else if (c === ">") endTag(st);
+      else if (c === "/") betweenAttributes(st);
+      else st.attribute += c.toLowerCase();
+      break;
+    case BEFORE_VALUE:
+      if (c === '"' || c === "'") {
+        st.mode = c === '"' ? VALUE_DQ : VALUE_SQ;
+        return OPENS_AFTER;
+      }
+      if (c === ">") endTag(st);
+      else if (!isSpace(c)) {
+        st.mode = VALUE_UNQUOTED;
+        return OPENS_AT;
+      }
+      break;
+    case VALUE_DQ:
+    case VALUE_SQ:
+      if (c === (st.mode === VALUE_DQ ? '"' : "'")) {
+        betweenAttributes(st);
+        return CLOSES;
+      }
+      break;
+    case VALUE_UNQUOTED:
+    case VALUE_AUTO:
+      if (isSpace(c) || c === ">") {
+        if (c === ">") endTag(st);
+        else betweenAttributes(st);
+        return CLOSES;
+      }
+      break;
+    case RAW_TEXT:
+      if (c === "<") {
+        st.mode = RAW_END;
+        st.count = 1;
+      }
+      break;
+    case RAW_END: {
+      // Reading what may be "</tag" followed by a space, "/" or ">": the element's end tag.
+      const end = "</" + st.tag;
+      if (st.count < end.length && c.toLowerCase() === end[st.count]) st.count++;
+      else if (st.count === end.length && (isSpace(c) || c === "/" || c === ">")) {
+        st.closing = true;
+        st.count = 0;
+        if (c === ">") endTag(st);
+        else st.mode = BEFORE_ATTR;
+      } else if (c === "<") st.count = 1;
+      else {
+        st.mode = RAW_TEXT;
+        st.count = 0;
+      }
+      break;
+    }
+    case BANG:
+    case BANG_DASH:
+      if (c === "-" && st.mode === BANG) st.mode = BANG_DASH;
+      else if (c === "-") {
+        // "<!--": a comment; the browser also ends "<!-->" and "<!--->" at their ">".
+        st.mode = COMMENT;
+        st.count = 2;
+      } else st.mode = c === ">" ? TEXT : DECLARATION;
+      break;
+    case COMMENT:
+      if (c === ">" && st.count >= 2) {
+        st.mode = TEXT;
+        st.count = 0;
+      } else if (c === "-") st.count = st.count === 3 ? 1 : Math.min(st.count + 1, 2);
+      else st.count = c === "!" && st.count === 2 ? 3 : 0;
+      break;
+    case DECLARATION:
+      if (c === ">") st.mode = TEXT;
+      break;
+  }
+  return NO_EDGE;
+}
+
+const EVENT_WHERE = (attribute: string): string =>
+  attribute === "srcdoc" ? 'in the "srcdoc" attribute (an HTML document)' : attribute === "style" ? 'in the "style" attribute (CSS)' : `in the event handler attribute "${attribute}"`;
+
+/** How a value written at this state is written (kind, where for messages, unquoted). */
+function classify(st: HtmlState): { kind: number; where: string; unquoted: boolean } {
+  switch (st.mode) {
+    case TEXT:
+      return { kind: H_TEXT, where: "in text", unquoted: false };
+    case BEFORE_VALUE:
+    case VALUE_DQ:
+    case VALUE_SQ:
+    case VALUE_UNQUOTED:
+    case VALUE_AUTO: {
+      // Event handlers hold script; srcdoc holds a whole HTML document, whose entities are
+      // decoded before it is parsed, so escaped text would become markup again; style holds CSS,
+      // where escaped text still loads URLs (background:url(...)) and rewrites the page.
+      const a = st.attribute;
+      if (a.startsWith("on") || a === "srcdoc" || a === "style") return { kind: H_TRUSTED, where: EVENT_WHERE(a), unquoted: false };
+      const unquoted = st.mode === BEFORE_VALUE || st.mode === VALUE_AUTO || st.mode === VALUE_UNQUOTED;
+      return { kind: st.mode === VALUE_UNQUOTED ? H_UNQUOTED : H_QUOTED, where: "in an attribute value", unquoted };
+    }
+    case RAW_TEXT:
+      return TEXT_ONLY_TAGS.has(st.tag) ? { kind: H_TEXT, where: "in text", unquoted: false } : { kind: H_TRUSTED, where: `inside <${st.tag}>`, unquoted: false };
+    case RAW_END:
+      // After "<" even escaped text ("/title") could end the element, and what follows would be markup.
+      return { kind: H_TRUSTED, where: TEXT_ONLY_TAGS.has(st.tag) ? `right after "<" inside <${st.tag}> (it could end the element)` : `inside <${st.tag}>`, unquoted: false };
+    case COMMENT:
+      return { kind: H_TRUSTED, where: "inside an HTML comment", unquoted: false };
+    default:
+      return { kind: H_TRUSTED, where: "in a tag or attribute name", unquoted: false };
+  }
+}
+
+/** The state after a value of this kind is written: what it wrote is unknown to the scan. */
+function afterHole(st: ScanState, kind: number): void {
+  switch (st.mode) {
+    case BEFORE_VALUE:
+      // markup quotes the value itself (it writes the opening quote here, the closing one later).
+      if (kind !== H_TRUSTED) st.mode = VALUE_AUTO;
+      break;
+    case COMMENT:
+      st.count = 0;
+      break;
+    case RAW_END:
+      if (st.count === st.tag.length + 2) {
+        // "</script" and a trusted value: read on as the end tag's name.
+        st.mode = TAG_NAME;
+        st.closing = true;
+      } else st.mode = RAW_TEXT;
+      st.count = 0;
+      break;
+    case BANG:
+    case BANG_DASH:
+      st.mode = DECLARATION;
+      break;
+  }
+}
 
 function scan(strings: readonly string[]): Plan {
   const literals: string[] = [];
   const holes: Hole[] = [];
   const urlValues: UrlValue[] = [];
-  let state = TEXT;
-  let tag = "";
-  let closing = false;
-  let attribute = "";
-  let rawEnd = "";
+  const st: ScanState = { ...HTML_TEXT };
   let value: UrlValue | null = null;
   let piece = "";
 
@@ -229,7 +442,7 @@ function scan(strings: readonly string[]): Plan {
     let out = "";
     const startValue = (): void => {
       piece = "";
-      value = URL_ATTRIBUTES.has(attribute) ? { attribute, index: -1, pieces: [], startLiteral: k, startOffset: out.length, endLiteral: -1, endOffset: -1 } : null;
+      value = URL_ATTRIBUTES.has(st.attribute) ? { attribute: st.attribute, index: -1, pieces: [], startLiteral: k, startOffset: out.length, endLiteral: -1, endOffset: -1 } : null;
     };
     const endValue = (): void => {
       if (value !== null && value.pieces.length > 0) {
@@ -239,179 +452,48 @@ function scan(strings: readonly string[]): Plan {
       }
       value = null;
     };
-    const endTag = (): void => {
-      state = !closing && (SCRIPT_TAGS.has(tag) || TEXT_ONLY_TAGS.has(tag)) ? RAW_TEXT : TEXT;
-      rawEnd = "</" + tag;
-    };
     for (let i = 0; i < s.length; i++) {
       const c = s[i]!;
-      switch (state) {
-        case TEXT:
-          if (c === "<") {
-            state = TAG_OPEN;
-            closing = false;
-          }
-          break;
-        case TAG_OPEN:
-          if (isLetter(c)) {
-            state = TAG_NAME;
-            tag = c.toLowerCase();
-          } else if (c === "/" && !closing) {
-            closing = true;
-          } else if (c === "!" && !closing) {
-            if (s.startsWith("--", i + 1)) {
-              state = COMMENT;
-              out += "!--";
-              i += 2;
-              continue;
-            }
-            state = DECLARATION;
-          } else if (c === "?" && !closing) {
-            state = DECLARATION;
-          } else {
-            state = c === "<" ? TAG_OPEN : TEXT;
-          }
-          if (state !== TAG_OPEN && state !== TAG_NAME) closing = false;
-          break;
-        case TAG_NAME:
-          if (isSpace(c) || c === "/") state = BEFORE_ATTR;
-          else if (c === ">") endTag();
-          else tag += c.toLowerCase();
-          break;
-        case BEFORE_ATTR:
-        case AFTER_ATTR_NAME:
-          if (c === ">") endTag();
-          else if (c === "=" && state === AFTER_ATTR_NAME) state = BEFORE_VALUE;
-          else if (c === "/") state = BEFORE_ATTR;
-          else if (!isSpace(c)) {
-            state = ATTR_NAME;
-            attribute = c.toLowerCase();
-          }
-          break;
-        case ATTR_NAME:
-          if (isSpace(c)) state = AFTER_ATTR_NAME;
-          else if (c === "=") state = BEFORE_VALUE;
-          else if (c === ">") endTag();
-          else if (c === "/") state = BEFORE_ATTR;
-          else attribute += c.toLowerCase();
-          break;
-        case BEFORE_VALUE:
-          if (c === '"' || c === "'") {
-            state = c === '"' ? VALUE_DQ : VALUE_SQ;
-            out += c;
-            startValue();
-            continue;
-          }
-          if (c === ">") endTag();
-          else if (!isSpace(c)) {
-            state = VALUE_UNQUOTED;
-            startValue();
-            piece += c;
-          }
-          break;
-        case VALUE_DQ:
-        case VALUE_SQ:
-          if (c === (state === VALUE_DQ ? '"' : "'")) {
-            endValue();
-            state = BEFORE_ATTR;
-          } else piece += c;
-          break;
-        case VALUE_UNQUOTED:
-          if (isSpace(c) || c === ">") {
-            endValue();
-            if (c === ">") endTag();
-            else state = BEFORE_ATTR;
-          } else piece += c;
-          break;
-        case VALUE_AUTO:
-          if (isSpace(c) || c === ">") {
-            endValue();
-            out += '"';
-            if (c === ">") endTag();
-            else state = BEFORE_ATTR;
-          } else {
-            piece += c;
-            if (c === '"') {
-              out += "&quot;";
-              continue;
-            }
-          }
-          break;
-        case RAW_TEXT:
-          if (c === "<" && s.slice(i, i + rawEnd.length).toLowerCase() === rawEnd) {
-            const after = s[i + rawEnd.length];
-            if (after === undefined || isSpace(after) || after === "/" || after === ">") {
-              state = TAG_OPEN;
-              closing = false;
-            }
-          }
-          break;
-        case COMMENT:
-          if (c === ">" && (out.endsWith("--") || out.endsWith("--!"))) state = TEXT;
-          break;
-        case DECLARATION:
-          if (c === ">") state = TEXT;
-          break;
+      const was = st.mode;
+      if (was === VALUE_AUTO) {
+        // A value markup quotes: a " in it is written as an entity; a space or > ends it.
+        if (c === '"') {
+          piece += c;
+          out += "&quot;";
+          continue;
+        }
+        if (isSpace(c) || c === ">") {
+          endValue();
+          out += '"';
+        }
       }
+      const edge = step(st, c);
+      if (edge === OPENS_AFTER) {
+        out += c;
+        startValue();
+        continue;
+      }
+      if (edge === OPENS_AT) startValue();
+      else if (edge === CLOSES && was !== VALUE_AUTO) endValue();
+      if (edge !== CLOSES && isValueMode(st.mode)) piece += c;
       out += c;
     }
     if (k === strings.length - 1) {
       // The template ends inside an auto-quoted value: close it.
-      if (state === VALUE_AUTO) {
+      if (st.mode === VALUE_AUTO) {
         endValue();
         out += '"';
-      } else if (state === VALUE_DQ || state === VALUE_SQ || state === VALUE_UNQUOTED) endValue();
+      } else if (isValueMode(st.mode)) endValue();
       literals.push(out);
       break;
     }
     // The hole after this literal.
-    let kind: number;
-    let where = "";
-    // Event handlers hold script; srcdoc holds a whole HTML document, whose entities are decoded
-    // before it is parsed, so escaped text would become markup again; style holds CSS, where
-    // escaped text still loads URLs (background:url(...)) and rewrites the page.
-    const event = attribute.startsWith("on") || attribute === "srcdoc" || attribute === "style";
-    const eventWhere =
-      attribute === "srcdoc" ? 'in the "srcdoc" attribute (an HTML document)' : attribute === "style" ? 'in the "style" attribute (CSS)' : `in the event handler attribute "${attribute}"`;
-    const unquoted = state === BEFORE_VALUE || state === VALUE_AUTO || state === VALUE_UNQUOTED;
-    switch (state) {
-      case TEXT:
-        kind = H_TEXT;
-        break;
-      case BEFORE_VALUE:
-        if (event) {
-          kind = H_TRUSTED;
-          where = eventWhere;
-          break;
-        }
-        out += '"';
-        state = VALUE_AUTO;
-        startValue();
-        kind = H_QUOTED;
-        break;
-      case VALUE_DQ:
-      case VALUE_SQ:
-      case VALUE_AUTO:
-      case VALUE_UNQUOTED:
-        if (event) {
-          kind = H_TRUSTED;
-          where = eventWhere;
-        } else kind = state === VALUE_UNQUOTED ? H_UNQUOTED : H_QUOTED;
-        break;
-      case RAW_TEXT:
-        if (TEXT_ONLY_TAGS.has(tag)) kind = H_TEXT;
-        else {
-          kind = H_TRUSTED;
-          where = `inside <${tag}>`;
-        }
-        break;
-      case COMMENT:
-        kind = H_TRUSTED;
-        where = "inside an HTML comment";
-        break;
-      default:
-        kind = H_TRUSTED;
-        where = "in a tag or attribute name";
+    const { kind, where, unquoted } = classify(st);
+    const opensValue = st.mode === BEFORE_VALUE && kind !== H_TRUSTED;
+    afterHole(st, kind);
+    if (opensValue) {
+      out += '"';
+      startValue();
     }
     let url = -1;
     const open = value as UrlValue | null;
@@ -438,7 +520,9 @@ function scan(strings: readonly string[]): Plan {
 
 const plans = new WeakMap<TemplateStringsArray, Plan>();
 
-/** Where a value between literal parts lands, for other template languages (file templates). */
+// ---- the scan, step by step, for other template languages (file templates) ----
+
+/** Where a value written at a state lands. */
 export interface HtmlContext {
   /**
    * "text" or "quoted": escapeHtml is enough; "unquoted": an attribute value the author did not
@@ -447,41 +531,89 @@ export interface HtmlContext {
   readonly kind: "text" | "quoted" | "unquoted" | "trusted";
   /** Where the value is, for an error message ("inside <script>", "in an attribute value"). */
   readonly where: string;
-  /** In a URL attribute value: its index in `HtmlScan.urlValues`, else -1. */
-  readonly url: number;
+  /** In a URL attribute value: the attribute (its value must be checked whole), else null. */
+  readonly url: string | null;
 }
 
-/** A URL attribute value holding values: from just after its opening quote to its closing one. */
-export interface UrlValueSpan {
+/** The context of a value written at `state`. */
+export function htmlContext(state: HtmlState): HtmlContext {
+  const { kind, where, unquoted } = classify(state);
+  const url = kind !== H_TRUSTED && isValueMode(state.mode) && URL_ATTRIBUTES.has(state.attribute) ? state.attribute : null;
+  return { kind: kind === H_TEXT ? "text" : kind === H_TRUSTED ? "trusted" : unquoted ? "unquoted" : "quoted", where, url };
+}
+
+/** The state after a value is written at `state` (what it wrote is unknown to the scan). */
+export function htmlAfterValue(state: HtmlState): HtmlState {
+  const st: ScanState = { ...state };
+  afterHole(st, classify(state).kind);
+  return st;
+}
+
+/** Inside a scanned text: where a URL attribute value starts (after its quote) or ends (at it). */
+export interface UrlValueEdge {
+  readonly offset: number;
+  readonly edge: "start" | "end";
   readonly attribute: string;
-  /** Literal index and offset in that literal where the value starts. */
-  readonly startLiteral: number;
-  readonly startOffset: number;
-  /** Where it ends (at its closing quote); endLiteral is -1 when the literals end inside it. */
-  readonly endLiteral: number;
-  readonly endOffset: number;
 }
 
-export interface HtmlScan {
-  /** The context of each gap between the literals (literals.length - 1 of them). */
-  readonly holes: readonly HtmlContext[];
-  readonly urlValues: readonly UrlValueSpan[];
+/** Scan `text` from `from`: the state at its end, and the edges of URL attribute values in it. */
+export function scanHtmlText(from: HtmlState, text: string): { readonly end: HtmlState; readonly urlEdges: readonly UrlValueEdge[] } {
+  const st: ScanState = { ...from };
+  const urlEdges: UrlValueEdge[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const attribute = st.attribute;
+    const edge = step(st, text[i]!);
+    if (edge === NO_EDGE || !URL_ATTRIBUTES.has(attribute)) continue;
+    urlEdges.push({ offset: edge === OPENS_AFTER ? i + 1 : i, edge: edge === CLOSES ? "end" : "start", attribute });
+  }
+  return { end: st, urlEdges };
 }
 
 /**
- * How markup sees the gaps between `literals`. Offsets are in the literals as given as long as
- * no gap is an unquoted attribute value (markup writes quotes around those).
+ * Two states with the same key are the same place for a value and for the text that follows,
+ * up to an attribute name being typed (`<li` + ` class="a"` and `<li` are both "in the <li> tag").
  */
-export function scanHtml(literals: readonly string[]): HtmlScan {
-  const plan = scan(literals);
-  return {
-    holes: plan.holes.map((hole) => ({
-      kind: hole.kind === H_TEXT ? "text" : hole.kind === H_TRUSTED ? "trusted" : hole.unquoted ? "unquoted" : "quoted",
-      where: hole.kind === H_TRUSTED ? hole.where : hole.kind === H_TEXT ? "in text" : "in an attribute value",
-      url: hole.url,
-    })),
-    urlValues: plan.urlValues.map((v) => ({ attribute: v.attribute, startLiteral: v.startLiteral, startOffset: v.startOffset, endLiteral: v.endLiteral, endOffset: v.endOffset })),
-  };
+export function htmlContextKey(state: HtmlState): string {
+  switch (state.mode) {
+    case TEXT:
+      return "text";
+    case RAW_TEXT:
+    case RAW_END:
+      return `raw ${state.tag}`;
+    case COMMENT:
+      return "comment";
+    case BANG:
+    case BANG_DASH:
+    case DECLARATION:
+      return "declaration";
+    case TAG_OPEN:
+      return state.closing ? "</" : "<";
+  }
+  const tag = `${state.closing ? "/" : ""}${state.tag}`;
+  return isValueMode(state.mode) ? `value ${state.mode} ${state.attribute} ${tag}` : `tag ${tag}`;
+}
+
+/** The place a state is in, in words, for error messages ("in the "title" attribute value (double-quoted)"). */
+export function describeHtmlState(state: HtmlState): string {
+  switch (state.mode) {
+    case TEXT:
+      return "in text";
+    case RAW_TEXT:
+    case RAW_END:
+      return `inside <${state.tag}>`;
+    case COMMENT:
+      return "inside an HTML comment";
+    case BANG:
+    case BANG_DASH:
+    case DECLARATION:
+      return "inside a <!...> or <?...> declaration";
+    case TAG_OPEN:
+      return `right after "${state.closing ? "</" : "<"}"`;
+  }
+  const tag = `<${state.closing ? "/" : ""}${state.tag}>`;
+  if (!isValueMode(state.mode)) return `inside the ${tag} tag`;
+  const quoting = state.mode === VALUE_DQ ? "double-quoted" : state.mode === VALUE_SQ ? "single-quoted" : "unquoted";
+  return `in the "${state.attribute}" attribute value (${quoting}) of ${tag}`;
 }
 
 function holeHtml(hole: Hole, value: unknown): string {

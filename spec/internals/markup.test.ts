@@ -3,7 +3,22 @@
 // script/style/event handlers closed to anything but raw(), composition by interpolation.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { escapeHtml, htmlOf, isUnsafeUrl, markup, raw, SafeHtml, UNSAFE_URL } from "../../lib/core/markup.js";
+import {
+  describeHtmlState,
+  escapeHtml,
+  htmlAfterValue,
+  htmlContext,
+  htmlContextKey,
+  htmlOf,
+  HTML_TEXT,
+  isUnsafeUrl,
+  markup,
+  raw,
+  SafeHtml,
+  scanHtmlText,
+  UNSAFE_URL,
+  type HtmlState,
+} from "../../lib/core/markup.js";
 
 const DANGER = `<script>"'&</script>`;
 const ESCAPED = "&lt;script&gt;&quot;&#39;&amp;&lt;/script&gt;";
@@ -223,3 +238,76 @@ describe("markup: places only raw() may go", () => {
     assert.throws(() => htmlOf({}), TypeError);
   });
 });
+
+describe("the scan, step by step (for the file templates)", () => {
+  /** The state after scanning the texts one after the other, each from where the last ended. */
+  const after = (...texts: string[]): HtmlState => texts.reduce((state, text) => scanHtmlText(state, text).end, HTML_TEXT);
+
+  it("reads text cut anywhere as the whole text", () => {
+    const whole = '<p title="a>b" data-q=\'"\'><!-- x -> --><textarea></textarea ><a href="/x" id=y';
+    for (let cut = 0; cut <= whole.length; cut++) {
+      assert.deepEqual(after(whole.slice(0, cut), whole.slice(cut)), after(whole), `cut at ${cut}`);
+    }
+    assert.equal(describeHtmlState(after(whole)), 'in the "id" attribute value (unquoted) of <a>');
+    assert.equal(describeHtmlState(after("</")), 'right after "</"');
+    assert.equal(describeHtmlState(after("<textarea></text", "area")), "inside <textarea>");
+    assert.equal(describeHtmlState(after("<textarea></text", "area>")), "in text");
+    assert.equal(describeHtmlState(after("<!--", "-", "->")), "in text");
+    assert.equal(describeHtmlState(after("<!-- -", "->")), "in text");
+    assert.equal(describeHtmlState(after("<!-- -", ">")), "inside an HTML comment");
+    assert.equal(describeHtmlState(after("<!-- --!", ">")), "in text");
+  });
+
+  it("starts from a given state and reports the state it ends in", () => {
+    const inTitle = after('<p title="');
+    assert.equal(describeHtmlState(inTitle), 'in the "title" attribute value (double-quoted) of <p>');
+    assert.equal(describeHtmlState(scanHtmlText(inTitle, 'a" class=\'b').end), 'in the "class" attribute value (single-quoted) of <p>');
+    assert.equal(describeHtmlState(scanHtmlText(after("<script>"), "x</script>").end), "in text");
+    assert.equal(describeHtmlState(scanHtmlText(HTML_TEXT, "<noscript>").end), "inside <noscript>");
+  });
+
+  it("gives equal keys to places that are the same context, and only to those", () => {
+    const key = (...texts: string[]): string => htmlContextKey(after(...texts));
+    assert.equal(key("<li"), key('<li class="a"'));
+    assert.equal(key("<li"), key("<li x"));
+    assert.equal(key("<p>"), key("<p><b>x</b>"));
+    assert.notEqual(key("<li"), key("<ul"));
+    assert.notEqual(key("<li"), key("<li>"));
+    assert.notEqual(key('<a title="'), key("<a title='"));
+    assert.notEqual(key('<a title="'), key('<a alt="'));
+    assert.notEqual(key("<p>"), key("<textarea>"));
+    assert.notEqual(key("<p>"), key("<!--"));
+  });
+
+  it("reports URL attribute value edges, after the opening quote and at the closing one", () => {
+    const text = '<a href="/x" title="t"><img src=\'y\'>';
+    assert.deepEqual(scanHtmlText(HTML_TEXT, text).urlEdges, [
+      { offset: 9, edge: "start", attribute: "href" },
+      { offset: 11, edge: "end", attribute: "href" },
+      { offset: 33, edge: "start", attribute: "src" },
+      { offset: 34, edge: "end", attribute: "src" },
+    ]);
+    assert.deepEqual(scanHtmlText(after('<a href="/'), 'x">').urlEdges, [{ offset: 1, edge: "end", attribute: "href" }]);
+  });
+
+  it("says where a value lands and what follows it", () => {
+    assert.deepEqual(htmlContext(after('<a href="')), { kind: "quoted", where: "in an attribute value", url: "href" });
+    assert.deepEqual(htmlContext(after('<a title="')), { kind: "quoted", where: "in an attribute value", url: null });
+    assert.equal(htmlContext(after("<p class=")).kind, "unquoted");
+    assert.equal(htmlContext(after("<title>")).kind, "text");
+    assert.equal(htmlContext(after("<title><")).kind, "trusted");
+    assert.equal(htmlContext(after('<p onclick="')).url, null);
+    // a value in a comment breaks a "--" in two
+    assert.equal(describeHtmlState(scanHtmlText(htmlAfterValue(after("<!-- -")), "->").end), "inside an HTML comment");
+  });
+});
+
+describe("markup: a value after \"<\" in <title> or <textarea>", () => {
+  it("is refused, as it could end the element and turn what follows into markup", () => {
+    assert.throws(() => markup`<textarea></textare${"a"}><a href="${"javascript:alert(1)"}">x</a>`, /right after "<" inside <textarea>/);
+    assert.throws(() => markup`<title>a <${"/title"}</title>`, TypeError);
+    assert.equal(s(markup`<title>a < ${"/title"}</title>`), "<title>a < /title</title>");
+    assert.equal(s(markup`<textarea>${raw("<b>")}</textare${raw("a")}>${"<"}`), "<textarea><b></textarea>&lt;");
+  });
+});
+

@@ -96,7 +96,7 @@ describe("templates: HTML context", () => {
   });
 
   it("refuses a URL value that starts and ends in different blocks", () => {
-    const e = engineWith({ "p.html": '{{#if a}}<a href="{{/if}}{{ u }}">' });
+    const e = engineWith({ "p.html": '{{#if a}}<a href="x{{else}}<a href="y{{/if}}{{ u }}">' });
     assert.throws(() => e.render("p", { a: true }), (err: Error) => err instanceof SyntaxError && /^templates: p\.html:1: .*starts and ends in different/.test(err.message));
     assert.equal(e.compiles, 0);
   });
@@ -113,7 +113,7 @@ describe("templates: HTML context", () => {
   });
 
   it("refuses a template that ends inside a tag, an attribute, a comment or a script", () => {
-    for (const source of ['<a href="', "<p", '<p title="x">\n<a', "<!-- x", "<script>x", '{{#if a}}<a title="{{/if}}']) {
+    for (const source of ['<a href="', "<p", '<p title="x">\n<a', "<!-- x", "<script>x", '{{#if a}}<a title="{{else}}<a title="{{/if}}']) {
       const e = engineWith({ "open.html": source, "page.html": '{{> open }}{{ u }}">' });
       assert.throws(() => e.render("page", { u: "javascript:alert(1)" }), (err: Error) => err instanceof SyntaxError && /^templates: open\.html:\d+: the template ends /.test(err.message), source);
     }
@@ -154,6 +154,88 @@ describe("templates: HTML context", () => {
   it("lets {{{ }}} go there, and {{ }} after the script ends", () => {
     const e = engineWith({ "p.html": "<script>var data = {{{ json }}};</script><p title=\"{{ t }}\">{{ t }}</p>" });
     assert.equal(render("p", { json: '{"a":1}', t: "<" }, e), '<script>var data = {"a":1};</script><p title="&lt;">&lt;</p>');
+  });
+});
+
+describe("templates: blocks end in the HTML context they start in", () => {
+  /** The SyntaxError thrown when compiling `source` as p.html (and nothing compiled). */
+  function refused(source: string, line: number, message: RegExp): void {
+    const e = engineWith({ "p.html": source });
+    assert.throws(
+      () => e.render("p", { a: true, xs: ["a"] }),
+      (err: Error) => err instanceof SyntaxError && err.message.startsWith(`templates: p.html:${line}: `) && message.test(err.message),
+      source,
+    );
+    assert.equal(e.compiles, 0);
+  }
+
+  it("refuses an {{#each}} body that ends in an attribute value it opened", () => {
+    // rendered, the second item would land outside the quotes: <a title="a<a title="b onmouseover=...
+    refused('<p>\n{{#each xs as x}}<a title="{{ x }}{{/each}}">', 2, /\{\{#each xs as x\}\} body ends in the "title" attribute value .* but starts in text/);
+  });
+
+  it("refuses an {{else}} of an {{#each}} that ends elsewhere than the loop body", () => {
+    refused('{{#each xs as x}}<p>{{ x }}</p>{{else}}<p title="{{/each}}">', 1, /\{\{#each xs as x\}\} \{\{else\}\} part ends in the "title" attribute value .* but the loop body starts and ends in text/);
+  });
+
+  it("refuses a loop body that ends in a new place each time (an attribute name growing)", () => {
+    refused("<p x{{#each xs as y}}x{{/each}}>", 1, /\{\{#each xs as y\}\} body ends in a different place each time it runs/);
+    // a body that settles after one more round is fine: it starts in the tag name, then between attributes
+    const ok = engineWith({ "p.html": '<li{{#each xs as x}} class="{{ x }}"{{/each}}>' });
+    assert.equal(render("p", { xs: ["a", "b"] }, ok), '<li class="a" class="b">');
+  });
+
+  it("refuses an {{#if}} whose branches end in different contexts (a missing {{else}} is an empty branch)", () => {
+    refused('{{#if a}}<textarea>{{/if}}<a href="{{ u }}">', 1, /\{\{#if a\}\} branches end in different contexts: inside <textarea> .* and in text/);
+    refused("x\n\n{{#if a}}{{else}}<script>{{/if}}", 3, /\{\{#if a\}\} branches end in different contexts: in text .* and inside <script>/);
+  });
+
+  it("refuses branches that end in the same attribute quoted differently, and lets them agree", () => {
+    refused("<p {{#if a}}title=\"A {{else}}title='B {{/if}}{{ x }}\">", 1, /branches end in different contexts: in the "title" attribute value \(double-quoted\) .* and in the "title" attribute value \(single-quoted\)/);
+    const e = engineWith({ "p.html": '<p {{#if a}}title="A {{else}}title="B {{/if}}{{ x }}">' });
+    assert.equal(render("p", { a: true, x: '" onclick="x' }, e), '<p title="A &quot; onclick=&quot;x">');
+    assert.equal(render("p", { a: false, x: "<" }, e), '<p title="B &lt;">');
+  });
+
+  it("lets an {{#each}} body open and close a tag, or stay inside one attribute value", () => {
+    const e = engineWith({ "p.html": '<ul>{{#each xs as x}}<li title="{{ x }}"><a href="{{ x }}">{{ x }}</a></li>{{/each}}</ul><p class="{{#each xs as x}}c-{{ x }} {{/each}}">' });
+    assert.equal(
+      render("p", { xs: ["a", 'b" onmouseover="x', "javascript:y"] }, e),
+      '<ul><li title="a"><a href="a">a</a></li><li title="b&quot; onmouseover=&quot;x"><a href="b&quot; onmouseover=&quot;x">b&quot; onmouseover=&quot;x</a></li>' +
+        '<li title="javascript:y"><a href="about:invalid#unsafe">javascript:y</a></li></ul><p class="c-a c-b&quot; onmouseover=&quot;x c-javascript:y ">',
+    );
+  });
+
+  it("lets branches and loop bodies end elsewhere inside the same tag", () => {
+    const e = engineWith({ "p.html": '<li{{#each cs as c}} data-{{#if c}}x{{else}}y{{/if}}="1"{{/each}}{{#if a}} class="a"{{/if}}>{{ t }}</li>' });
+    assert.equal(render("p", { cs: [1, 0], a: true, t: "<" }, e), '<li data-x="1" data-y="1" class="a">&lt;</li>');
+    assert.equal(render("p", { t: "<" }, e), "<li>&lt;</li>");
+  });
+
+  it("checks a value after a branch ending in an attribute name as a URL when any branch makes it one", () => {
+    const e = engineWith({ "p.html": '<p {{#if c}}x{{/if}}href="{{ u }}">' });
+    assert.equal(render("p", { c: false, u: "javascript:alert(1)" }, e), '<p href="about:invalid#unsafe">');
+    assert.equal(render("p", { c: false, u: "/ok" }, e), '<p href="/ok">');
+    assert.equal(render("p", { c: true, u: "javascript:alert(1)" }, e), '<p xhref="about:invalid#unsafe">');
+    // and a value that is an event handler in one branch is refused
+    refused('<p {{#if a}}x{{/if}}onclick="{{ v }}">', 1, /\{\{ v \}\} cannot be in the event handler attribute "onclick"/);
+    refused('<p on{{#if a}}x{{/if}}click="{{ v }}">', 1, /\{\{ v \}\} cannot be in the event handler attribute "onx?click"/);
+  });
+
+  it("checks blocks nested in blocks, naming the inner one", () => {
+    refused("{{#if a}}\n{{#each xs as x}}<b class='{{/each}}'>{{/if}}", 2, /\{\{#each xs as x\}\} body ends in the "class" attribute value \(single-quoted\)/);
+    refused('{{#each xs as x}}<i>\n{{#if x}}<a href="{{ x }}{{/if}}">{{/each}}', 2, /\{\{#if x\}\} branches end in different contexts/);
+    refused("<p>{{#if a}}{{#if b}}<style>{{else}}<style>{{/if}}{{/if}}</p>", 1, /\{\{#if a\}\} branches end in different contexts: inside <style>/);
+    const e = engineWith({ "p.html": '{{#if a}}{{#each xs as x}}<a href="{{ x }}"{{#if @first}} class="first"{{/if}}>{{#if b}}<b>{{ x }}</b>{{else}}{{ x }}{{/if}}</a>{{/each}}{{/if}}' });
+    assert.equal(render("p", { a: true, b: true, xs: ["<", "javascript:x"] }, e), '<a href="&lt;" class="first"><b>&lt;</b></a><a href="about:invalid#unsafe"><b>javascript:x</b></a>');
+    assert.equal(render("p", { a: true, xs: ["y"] }, e), '<a href="y" class="first">y</a>');
+  });
+
+  it("refuses a value right after \"<\" inside <textarea> or <title>, which could end it", () => {
+    refused('<textarea></textare{{ x }}><a href="{{ u }}">', 1, /\{\{ x \}\} cannot be .*<textarea>/);
+    refused("<title>a <{{ x }}</title>", 1, /\{\{ x \}\} cannot be /);
+    const e = engineWith({ "p.html": "<title>a < {{ x }}</title>" });
+    assert.equal(render("p", { x: "/title" }, e), "<title>a < /title</title>");
   });
 });
 

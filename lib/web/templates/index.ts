@@ -24,9 +24,20 @@
 // case). Syntax errors are SyntaxErrors "templates: <file>:<line>: …", thrown when the file is
 // compiled, never half-way through a render.
 // HTML context (template-contexts.ts): each {{ value }}, {{{ value }}} and {{> partial }} is
-// placed at compile time with the html`` tag's scanner, and these are SyntaxErrors (file:line):
-//   {{ value }} inside <script>/<style>, an on*, style or srcdoc attribute, a comment, or a tag
-//     or attribute name (no escaping makes text safe there; {{{ }}} is for HTML you built);
+// placed at compile time with the html`` tag's scanner, which follows the blocks as Go's
+// html/template does: both branches of an {{#if}} are scanned from where it starts, and an
+// {{#each}} body from where the loop starts and from where the body ends. These are
+// SyntaxErrors (file:line):
+//   an {{#if}} whose branches end in different contexts (a missing {{else}} is an empty branch:
+//     `{{#if a}}<textarea>{{/if}}` is one), or an {{#each}} body or {{else}} part that does not
+//     end in the context it started in (`{{#each xs as x}}<a title="{{ x }}{{/each}}">`): what
+//     follows must be read in one place whatever the data. Anywhere inside the same tag is one
+//     context (`<li{{#if @first}} class="first"{{/if}}>`), and a value after such a block must be
+//     fit for every way the branches can leave the tag (`<p {{#if c}}x{{/if}}href="{{ u }}">`
+//     checks u as a URL);
+//   {{ value }} inside <script>/<style>, an on*, style or srcdoc attribute, a comment, a tag or
+//     attribute name, or right after "<" in <title>/<textarea> (it could end the element): no
+//     escaping makes text safe there ({{{ }}} is for HTML you built);
 //   {{ }} or {{{ }}} as an unquoted attribute value (quote it);
 //   {{{ value }}} in any attribute value ({{ value }} keeps SafeHtml and checks URLs);
 //   {{> partial }} anywhere but in text (a partial is compiled as text);
