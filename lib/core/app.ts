@@ -9,7 +9,7 @@ import { DEFAULT_BODY_LIMIT } from "./body.js";
 import { composeLayers, handlerStep, type Chain } from "./chain.js";
 import { Context } from "./context.js";
 import { errorReply } from "./error-reply.js";
-import { ApiError } from "./errors.js";
+import { ApiError, type ErrorType } from "./errors.js";
 import { injectRequest, type InjectOptions, type InjectResponse } from "./inject.js";
 import { listenApp, type ListenOptions, type ListeningServer } from "./listen.js";
 import { DEFAULT_JSON_DEPTH, DEFAULT_JSON_ELEMENTS } from "./json-body.js";
@@ -232,7 +232,10 @@ export class App {
       const acceptor = this.webSockets;
       if (acceptor === null) throw ApiError.internal("WebSocket routes need the keel/ws feature", { detail: "app.register(websockets()) was not called" });
       const refusal = acceptor.check(ctx.req, options);
-      if (refusal !== null) throw new ApiError(refusal.status, refusal.status === 403 ? "forbidden" : "bad_request", refusal.message, refusal.headers === undefined ? {} : { headers: { ...refusal.headers } });
+      if (refusal !== null) {
+        const type = refusal.type ?? (refusal.status === 403 ? "forbidden" : "bad_request");
+        throw new ApiError(refusal.status, type as ErrorType, refusal.message, refusal.headers === undefined ? {} : { headers: { ...refusal.headers } });
+      }
       return extract(ctx);
     };
   }

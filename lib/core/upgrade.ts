@@ -18,7 +18,7 @@ export interface WebSocketConnection {
   readonly bufferedAmount: number;
   /** The negotiated subprotocol ("" when none). */
   readonly protocol: string;
-  send(data: string | Uint8Array, cb?: (err?: Error) => void): boolean;
+  send(data: string | Uint8Array, cb?: (err?: Error | null) => void): boolean;
   ping(data?: string | Uint8Array): void;
   close(code?: number, reason?: string): void;
   terminate(): void;
@@ -32,6 +32,8 @@ export interface WebSocketConnection {
 /** Why an upgrade request cannot be accepted: answered as the uniform error with this status. */
 export interface UpgradeRefusal {
   readonly status: number;
+  /** The error type of the uniform body (default: "forbidden" for 403, else "bad_request"). */
+  readonly type?: string;
   readonly message: string;
   readonly headers?: Readonly<Record<string, string>>;
 }
