@@ -35,6 +35,8 @@ export const FEATURES = [
   { name: "service", entry: "lib/service/index.ts", requires: [], description: "production(), probes, observability, runService() CLI" },
   { name: "db-errors", entry: "lib/db-errors/index.ts", requires: [], description: "mapDatabaseError for registerErrorMapper" },
   { name: "client", entry: "lib/client/index.ts", requires: [], description: "client<typeof routes>(baseUrl): a typed fetch client for an app's routes" },
+  { name: "grpc", entry: "lib/grpc/index.ts", requires: [], description: "protobuf (proto3 parser, wire codec) and a gRPC server on node:http2 with grpc.health.v1" },
+  { name: "ws", entry: "lib/ws/index.ts", requires: [], description: "websockets(): RFC 6455 for route.ws routes, permessage-deflate, heartbeats, rooms" },
   { name: "cookies", entry: "lib/web/cookies/index.ts", requires: [], description: "cookieSigner() and signedCookie(): HMAC-signed cookies with key rotation" },
   { name: "session", entry: "lib/web/session/index.ts", requires: ["cookies", "stores"], description: "session() layer and sessionState(): a signed id cookie, data in a Store" },
   { name: "templates", entry: "lib/web/templates/index.ts", requires: [], description: "templates(): HTML file templates compiled once, partials, layouts, dev reload" },
@@ -109,6 +111,8 @@ export const PACKAGE_ENTRIES = [
   { subpath: "./db-errors", entry: "lib/db-errors/index.ts", out: "db-errors" },
   { subpath: "./client", entry: "lib/client/index.ts", out: "client" },
   { subpath: "./web", entry: "lib/web/index.ts", out: "web" },
+  { subpath: "./ws", entry: "lib/ws/index.ts", out: "ws" },
+  { subpath: "./grpc", entry: "lib/grpc/index.ts", out: "grpc" },
 ];
 
 /** The package.json `exports` value PACKAGE_ENTRIES stands for. */

@@ -1,0 +1,34 @@
+// Settings of a gRPC server and of its listen() call.
+import type { TlsOptions } from "../../core/tls-options.js";
+import type { Logger } from "../../util/logger.js";
+
+export const DEFAULT_MAX_RECEIVE_MESSAGE_LENGTH = 4 * 1024 * 1024;
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+
+export interface GrpcServerOptions {
+  /** Where handler failures are logged (with their error_id). Default: JSON lines at warn and above. */
+  logger?: Logger;
+  /** "production" masks the messages of server errors. Default: process.env.KEEL_ENV. */
+  env?: string;
+  /** Largest request message in bytes, after decompression (default 4 MiB); larger → RESOURCE_EXHAUSTED. */
+  maxReceiveMessageLength?: number;
+  /** How long close() lets in-flight calls finish before cancelling them, in ms (default 10 s). */
+  shutdownTimeout?: number;
+}
+
+export interface GrpcListenOptions {
+  /** 0 picks a free port. */
+  port: number;
+  /** Default "127.0.0.1". */
+  host?: string;
+  /** Serve over TLS (HTTP/2 with ALPN h2); without it, cleartext HTTP/2 with prior knowledge (h2c). */
+  tls?: TlsOptions;
+}
+
+export interface GrpcListeningServer {
+  readonly port: number;
+  /** `http://host:port` (h2c) or `https://host:port`. */
+  readonly url: string;
+  /** Graceful shutdown: see GrpcServer.close(). */
+  close(): Promise<void>;
+}
