@@ -9,11 +9,13 @@ import { compression, cors, rateLimit, responseCache, securityHeaders, timeout }
 import { docs } from "../openapi/index.js";
 import type { Production } from "../service/index.js";
 import { negotiation } from "../toon/index.js";
+import { websockets } from "../ws/index.js";
 import { authRoutes, jwtSecretFor } from "./auth.js";
 import { createSampleJobQueue, jobRoutes } from "./jobs.js";
 import { broken, echoText, hello, listProjects, ping } from "./system.js";
 import { UserStore, userRoutes } from "./users.js";
 import { eventRoutes } from "./events.js";
+import { realtimeRoutes } from "./realtime.js";
 import { uploadFile } from "./uploads.js";
 import { homePage, staticFiles } from "./web.js";
 
@@ -92,6 +94,8 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
   app.routes(sampleRoutes(users, jobs, secret));
   app.routes(homePage(users));
   app.routes(eventRoutes(jobs));
+  app.routes(realtimeRoutes(secret));
+  app.register(websockets({ heartbeat: { intervalMs: 30_000, timeoutMs: 10_000 }, ...(options.corsOrigins === undefined ? {} : { origins: [...options.corsOrigins] }) }));
   app.register(staticFiles());
   return app.register(
     docs("/docs", {

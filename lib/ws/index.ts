@@ -3,6 +3,7 @@
 // `route.ws(...)` and `app.register(websockets(options))`; a bare node:http server's 'upgrade'
 // handler can call checkUpgradeRequest() then acceptWebSocket() itself.
 export { websockets } from "./plugin.js";
+export { asWebSocket } from "./as-websocket.js";
 export { acceptWebSocket, upgradeRefusalError, UpgradeRefusedError, writeRefusal } from "./accept.js";
 export { acceptValue, checkUpgradeRequest, type UpgradeRefusal } from "./handshake.js";
 export { CloseCode, ReadyState } from "./constants.js";

@@ -41,6 +41,12 @@ export interface JwtLayerSettings {
    * layer registers; a custom name's scheme is yours to register with `docs({ securitySchemes })`).
    */
   security?: readonly string[];
+  /**
+   * Where else the token may come from when the request has no Authorization header, e.g. a
+   * WebSocket subprotocol (browsers cannot set headers on `new WebSocket(...)`). Return the bare
+   * token or undefined; it is checked like a header's (token68, at most maxTokenLength).
+   */
+  extractToken?: (ctx: Context) => string | undefined;
 }
 
 /** Verifier options (algorithms, key / keys / jwksUrl, issuer, audience, ...) or a ready verifier. */
@@ -58,12 +64,19 @@ function describe(code: JwtError["code"]): { message: string; description: strin
   }
 }
 
+/** A token from `extractToken`, held to the same syntax as a bearer header's. */
+function bearerFrom(token: string | undefined, maxLength: number): string | typeof BEARER_ABSENT | typeof BEARER_MALFORMED {
+  if (token === undefined || token === "") return BEARER_ABSENT;
+  return parseBearer(`Bearer ${token}`, maxLength);
+}
+
 export function jwt(options: JwtLayerOptions): Layer {
   const verifier: JwtVerifier = "verifier" in options ? options.verifier : createJwtVerifier(options);
   const realm = options.realm ?? "api";
   if (!isQuotableText(realm) || realm === "") throw new TypeError(`jwt: realm must be printable ASCII without quotes or backslashes`);
   const required = options.credentialsRequired !== false;
   const maxLength = options.maxTokenLength ?? DEFAULT_MAX_TOKEN_LENGTH;
+  const extractToken = options.extractToken;
   // Challenges are fixed per layer: computed once.
   const missing = `Bearer realm="${realm}"`;
   const invalidChallenge = (description: string) => `${missing}, error="invalid_token", error_description="${description}"`;
@@ -89,7 +102,8 @@ export function jwt(options: JwtLayerOptions): Layer {
       setAnonymousPrincipal(ctx, missing);
       return next(ctx);
     }
-    const token = parseBearer(ctx.req.headers.authorization, maxLength);
+    const header = ctx.req.headers.authorization;
+    const token = header === undefined && extractToken !== undefined ? bearerFrom(extractToken(ctx), maxLength) : parseBearer(header, maxLength);
     if (token === BEARER_ABSENT) {
       if (required) throw ApiError.unauthorized("Missing bearer token", { headers: { "www-authenticate": missing } });
       setAnonymousPrincipal(ctx, missing);
