@@ -16,6 +16,7 @@ import { broken, echoText, hello, listProjects, ping } from "./system.js";
 import { UserStore, userRoutes } from "./users.js";
 import { eventRoutes } from "./events.js";
 import { realtimeRoutes } from "./realtime.js";
+import { registerSampleGrpc, type SampleGrpcOptions } from "./grpc.js";
 import { uploadFile } from "./uploads.js";
 import { homePage, staticFiles } from "./web.js";
 
@@ -32,6 +33,8 @@ export interface SampleAppOptions {
   users?: UserStore;
   /** The background job queue (default: an in-memory queue; started on listen, drained on shutdown). */
   jobs?: JobQueue;
+  /** Serve users.v1.Users over gRPC on this port and host while the app listens (default: off). */
+  grpc?: SampleGrpcOptions;
   /** The production baseline (request ids, spans, access logs, probes); registered outermost. */
   production?: Production;
 }
@@ -95,6 +98,7 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
   app.routes(homePage(users));
   app.routes(eventRoutes(jobs));
   app.routes(realtimeRoutes(secret));
+  if (options.grpc !== undefined) registerSampleGrpc(app, users, options.grpc, logger);
   app.register(websockets({ heartbeat: { intervalMs: 30_000, timeoutMs: 10_000 }, ...(options.corsOrigins === undefined ? {} : { origins: [...options.corsOrigins] }) }));
   app.register(staticFiles());
   return app.register(

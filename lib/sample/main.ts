@@ -16,5 +16,6 @@ await runService({
       production: prod,
       ...(config.settings.jwtSecret === undefined ? {} : { jwtSecret: config.settings.jwtSecret }),
       ...(config.settings.corsOrigins === undefined ? {} : { corsOrigins: config.settings.corsOrigins }),
+      ...(config.settings.grpcPort === undefined ? {} : { grpc: { port: config.settings.grpcPort, host: config.host } }),
     }),
 });

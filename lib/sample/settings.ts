@@ -19,6 +19,13 @@ function originListValue(raw: string): string[] {
   return origins;
 }
 
+/** A TCP port for the gRPC server (0 picks a free one). */
+function portValue(raw: string): number {
+  const n = Number(raw);
+  if (!/^\d{1,5}$/.test(raw) || n > 65535) throw new Error("expected a port number from 0 to 65535");
+  return n;
+}
+
 export const SAMPLE_SETTINGS = {
   jwtSecret: {
     flag: "jwt-secret",
@@ -36,4 +43,12 @@ export const SAMPLE_SETTINGS = {
     defaultText: "none (CORS off)",
     parse: originListValue,
   } as CliOption<string[]>,
+  grpcPort: {
+    flag: "grpc-port",
+    env: "GRPC_PORT",
+    value: "PORT",
+    description: "Serve the users.v1.Users gRPC service (and grpc.health.v1) on this port, beside HTTP",
+    defaultText: "off",
+    parse: portValue,
+  } as CliOption<number>,
 } as const;
