@@ -143,3 +143,31 @@ function nextMessage(ws) { return new Promise((resolve) => (ws.onmessage = (e) =
 `;
   return js;
 }
+
+describe("sample shutdown with open realtime connections", () => {
+  it("the drain closes WebSockets with 1001 and ends event streams, without waiting for the deadline", { skip: peerDir === null ? `ws@${WS_VERSION} could not be installed` : false }, async () => {
+    const Client = ((await import(pathToFileURL(join(peerDir!, "index.js")).href)) as { default: WsClientClass }).default;
+    const server = await createSampleApp({ logger: captureLogger(100), env: "development" }).listen({ port: 0, shutdownTimeout: 60_000 });
+    const ws = await new Promise<WsClient>((resolve, reject) => {
+      const c = new Client(server.url.replace("http://", "ws://") + "/api/v1/ws/echo");
+      c.on("open", () => resolve(c));
+      c.on("error", reject);
+    });
+    const wsClosed = new Promise<number>((resolve) => ws.on("close", resolve));
+    const { request } = await import("node:http");
+    const sseEnded = new Promise<string>((resolve, reject) => {
+      const req = request(server.url + "/api/v1/events", (res) => {
+        res.resume();
+        res.on("end", () => resolve("end"));
+        res.on("aborted", () => reject(new Error("the event stream was cut off")));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    const closing = server.close();
+    assert.equal(await wsClosed, 1001);
+    assert.equal(await sseEnded, "end");
+    await closing;
+  });
+});
