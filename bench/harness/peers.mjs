@@ -1,12 +1,12 @@
-// The comparison peers (Fastify, Hono, find-my-way, ajv) live in the git-ignored bench/.peers,
+// The comparison peers (Fastify, Hono, find-my-way, ajv, ws) live in the git-ignored bench/.peers,
 // installed on demand and never declared in package.json. One npm command installs them all:
 // `--no-save` installs prune whatever else is in the folder, so the list is always complete.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCommand } from "./processes.mjs";
 
-export const PEER_PACKAGES = ["fastify@5", "hono@4", "@hono/node-server", "find-my-way", "ajv", "ajv-formats"];
-const NEEDED = ["fastify", "hono", "@hono/node-server", "find-my-way", "ajv", "ajv-formats"];
+export const PEER_PACKAGES = ["fastify@5", "hono@4", "@hono/node-server", "find-my-way", "ajv", "ajv-formats", "ws@8"];
+const NEEDED = ["fastify", "hono", "@hono/node-server", "find-my-way", "ajv", "ajv-formats", "ws"];
 
 function versionOf(peersDir, name) {
   try {
