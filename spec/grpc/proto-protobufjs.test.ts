@@ -3,16 +3,14 @@
 // demand into .tmp/test-peers/protobufjs (never a dependency); without npm or a network the test
 // is skipped, visibly.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { decode, encode, loadProtoFile } from "../../lib/grpc/index.js";
+import { testPeer } from "../support/test-peers.js";
 
 const repo = resolve(fileURLToPath(new URL(".", import.meta.url)), "../..");
-const peerDir = join(repo, ".tmp/test-peers/protobufjs");
 const fixture = join(repo, "spec/grpc/fixtures/kitchen-sink.proto");
 
 interface PbType {
@@ -25,23 +23,18 @@ interface PbRoot {
   lookupType(name: string): PbType;
 }
 
-function loadProtobufjs(): { loadSync(path: string): PbRoot } | string {
-  const entry = join(peerDir, "node_modules/protobufjs/package.json");
-  if (!existsSync(entry)) {
-    try {
-      execFileSync("npm", ["install", "--prefix", peerDir, "--no-save", "--no-audit", "--no-fund", "protobufjs@7"], { stdio: "ignore", timeout: 120_000 });
-    } catch (err) {
-      return `npm install protobufjs failed: ${(err as Error).message.split("\n")[0]}`;
-    }
-  }
+/** protobufjs pinned (7.x keys 64-bit maps by raw bytes; see longMapKeys), installed on demand. */
+async function loadProtobufjs(): Promise<{ loadSync(path: string): PbRoot } | string> {
+  const dir = await testPeer("protobufjs", "7.6.6");
+  if (dir === null) return "protobufjs@7.6.6 could not be installed into .tmp/test-peers (offline?)";
   try {
-    return createRequire(entry)("protobufjs") as { loadSync(path: string): PbRoot };
+    return createRequire(join(dir, "package.json"))(dir) as { loadSync(path: string): PbRoot };
   } catch (err) {
     return `protobufjs did not load: ${(err as Error).message}`;
   }
 }
 
-const protobufjs = loadProtobufjs();
+const protobufjs = await loadProtobufjs();
 const skip = typeof protobufjs === "string" ? protobufjs : false;
 
 // Every field set to a non-default value: protobufjs writes fields that are set even when they
