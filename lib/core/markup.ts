@@ -26,8 +26,7 @@
 // start anywhere and stop anywhere: scanHtmlText, htmlContext and htmlContextKey expose it to the
 // file templates (lib/web/templates), which follow it through their {{#if}} and {{#each}} blocks.
 // A value right after "<" inside <title>, <textarea>, ... is trusted-only: it could end the element.
-
-import { SafeHtml, raw, escapeHtml, escapeUnquoted, escapeSafeInUnquoted, htmlOf, trustedOnly, attributeTextOf, decodeEntities, UNSAFE_URL, URL_ATTRIBUTES, isUnsafeAttribute } from "./html-values.js";
+import { SafeHtml, escapeHtml, escapeUnquoted, escapeSafeInUnquoted, htmlOf, trustedOnly, attributeTextOf, decodeEntities, UNSAFE_URL, URL_ATTRIBUTES, isUnsafeAttribute } from "./html-values.js";
 export { SafeHtml, raw, escapeHtml, htmlOf, isUnsafeUrl, isUnsafeUrlHtml, UNSAFE_URL } from "./html-values.js";
 
 // ---- the scan of the literal parts ----
