@@ -25,7 +25,8 @@ export function errorReply(ctx: Context, thrown: unknown): Reply {
       type: err.type,
       message: err.message,
       detail: err.detail,
-      stack: err.status >= 500 && cause instanceof Error ? cause.stack : undefined,
+      // pino's `err` object ({ type, message, stack }: see logReplacer), so pino-pretty shows the stack.
+      err: err.status >= 500 && cause instanceof Error ? cause : undefined,
     });
   }
   return reply;

@@ -27,7 +27,7 @@ export interface JobQueueOptions {
   clock?: JobClock;
   /** Jitter source in [0, 1) (default Math.random). */
   random?: () => number;
-  /** Failure lines and store errors (default: JSON lines on stderr at info). */
+  /** Failure lines and store errors (default: JSON lines on stdout at info). */
   logger?: Logger;
   /** Also look for due jobs this often, ms (default 0: off). For stores other processes write to. */
   pollIntervalMs?: number;

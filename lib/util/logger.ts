@@ -1,7 +1,7 @@
 // The one JSON logger of keel. Lines follow pino's conventions: `level` number, `time` epoch ms,
 // optional `pid`/`hostname`, base fields, `msg`, then the record's fields, so pino-pretty and log
 // pipelines read them. Every line is built here: `prefix` + `"msg"` + fields. Where lines go is
-// an option: a write function (default: stderr), or a sink with flush (keel/service layers its
+// an option: a write function (default: stdout, for every entry point), or a sink with flush (keel/service layers its
 // buffered, non-blocking LogDestination on this).
 import { hostname } from "node:os";
 
@@ -59,7 +59,7 @@ export interface LogSink {
 export interface JsonLoggerOptions {
   /** Threshold: a level name, "silent", or a number (default "info"). */
   level?: LogLevelName | "silent" | number;
-  /** Where lines go (default process.stderr). Give either `write` or `sink`. */
+  /** Where lines go (default process.stdout). Give either `write` or `sink`. */
   write?: (line: string) => void;
   /** A sink with flush (keel/service's LogDestination), instead of `write`. */
   sink?: LogSink;
@@ -95,12 +95,12 @@ function baseFieldsJson(base: Readonly<Record<string, unknown>>, processFields: 
   return json === "{}" ? "" : "," + json.slice(1, -1);
 }
 
-const writeStderr = (line: string): void => void process.stderr.write(line);
+const writeStdout = (line: string): void => void process.stdout.write(line);
 const resolved = (): Promise<void> => Promise.resolve();
 const noop = (): void => {};
 
 /**
- * A JSON logger (default: info and above to stderr). Typed as a plain Logger, as it always was;
+ * A JSON logger (default: info and above to stdout). Typed as a plain Logger, as it always was;
  * the object is a JsonLogger (see isJsonLogger), so the access log takes its fast path.
  */
 export function createJsonLogger(options: JsonLoggerOptions = {}): Logger {
@@ -112,7 +112,7 @@ export function buildJsonLogger(options: JsonLoggerOptions = {}): JsonLogger {
   if (options.write !== undefined && options.sink !== undefined) throw new TypeError("createJsonLogger: give either write or sink, not both");
   const level = parseLogLevel(options.level ?? "info");
   const sink = options.sink;
-  const write = sink !== undefined ? sink.write.bind(sink) : (options.write ?? writeStderr);
+  const write = sink !== undefined ? sink.write.bind(sink) : (options.write ?? writeStdout);
   const replacer = logReplacer(new Set((options.redact ?? []).map((n) => n.toLowerCase())));
   const baseJson = baseFieldsJson(options.base ?? {}, options.processFields ?? false, replacer);
 

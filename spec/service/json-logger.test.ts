@@ -5,7 +5,8 @@ import { Writable } from "node:stream";
 import { describe, it } from "node:test";
 import { createBufferedLogger, isJsonLogger, parseLogLevel } from "../../lib/service/index.js";
 import { REDACTED, redactHeaders } from "../../lib/service/index.js";
-import { createJsonLogger, silentLogger } from "../../lib/index.js";
+import { App, createJsonLogger, route, silentLogger } from "../../lib/index.js";
+import { spawnSync } from "node:child_process";
 
 function collector(): Writable & { text(): string } {
   let buf = "";
@@ -175,5 +176,29 @@ describe("redactHeaders", () => {
     assert.deepEqual({ ...redactHeaders(h) }, { authorization: REDACTED, "user-agent": "ua", cookie: REDACTED, accept: ["a", "b"] });
     assert.deepEqual({ ...redactHeaders(h, undefined, new Set(["user-agent", "authorization"])) }, { authorization: REDACTED, "user-agent": "ua" });
     assert.equal(Object.getPrototypeOf(redactHeaders(h)), null);
+  });
+});
+
+describe("the default destination and the err object", () => {
+  it("a logger made without a destination writes to stdout, not stderr", async () => {
+    const script = `import { createJsonLogger } from ${JSON.stringify(new URL("../../lib/index.ts", import.meta.url).href)}; createJsonLogger().log(30, "to stdout");`;
+    const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8" });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /"msg":"to stdout"/);
+    assert.doesNotMatch(r.stderr, /to stdout/);
+  });
+
+  it("a 5xx is logged with pino's err object (type, message, stack) of its cause", async () => {
+    const lines: string[] = [];
+    const app = new App({ logger: createJsonLogger({ write: (l) => void lines.push(l) }) }).routes(
+      route.get("/boom", [], () => {
+        throw new TypeError("kaput");
+      }),
+    );
+    assert.equal((await app.inject({ url: "/boom" })).status, 500);
+    const rec = JSON.parse(lines.find((l) => l.includes('"request failed"'))!) as { err: { type: string; message: string; stack: string } };
+    assert.equal(rec.err.type, "TypeError");
+    assert.equal(rec.err.message, "kaput");
+    assert.match(rec.err.stack, /TypeError: kaput\n\s+at /);
   });
 });
