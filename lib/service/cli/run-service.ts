@@ -33,6 +33,12 @@ export interface RunServiceOptions<S extends CliSpec = {}> {
    * `createApp` as `config.settings`.
    */
   settings?: S;
+  /**
+   * Subcommands run instead of the server when they are the first argument
+   * (`node dist/server.js audit verify ./audit`): each gets the remaining arguments and
+   * returns the exit code. Listed in --help.
+   */
+  commands?: Readonly<Record<string, ServiceCommand>>;
   /** More production() options (checks, probe paths, span sinks...). */
   production?: Omit<ProductionOptions, "service" | "version" | "level">;
   /**
@@ -41,6 +47,15 @@ export interface RunServiceOptions<S extends CliSpec = {}> {
    */
   createApp(config: ServiceConfig<S>, prod: Production): App | Promise<App>;
 }
+
+/** A subcommand of a service's executable. */
+export interface ServiceCommand {
+  /** One line for --help, e.g. "verify <dir>: check the audit log's hash chain". */
+  readonly summary: string;
+  run(argv: readonly string[], io: { stdout(text: string): void; stderr(text: string): void }): number | Promise<number>;
+}
+
+const PROCESS_IO = { stdout: (t: string) => void process.stdout.write(t), stderr: (t: string) => void process.stderr.write(t) };
 
 /**
  * Runs until shutdown, then exits the process: 0 after a clean drain; 2 on a configuration
@@ -58,14 +73,24 @@ export async function runService<S extends CliSpec = {}>(options: RunServiceOpti
   }
 }
 
+/** The description for --help, with the subcommands appended. */
+function commandsHelp(description: string | undefined, commands: Readonly<Record<string, ServiceCommand>> | undefined): string | undefined {
+  if (commands === undefined || Object.keys(commands).length === 0) return description;
+  const lines = Object.entries(commands).map(([name, c]) => `  ${name} ${c.summary}`);
+  return `${description ?? "A keel service."}\n\nCommands (instead of serving):\n${lines.join("\n")}`;
+}
+
 function programName(options: { program?: string }): string {
   return (options.program ?? "node dist/server.js").split(" ").pop()!;
 }
 
 async function serve<S extends CliSpec>(options: RunServiceOptions<S>): Promise<void> {
   const program = options.program ?? "node dist/server.js";
+  const argv = options.argv ?? process.argv.slice(2);
+  const command = argv[0] !== undefined && options.commands !== undefined && Object.hasOwn(options.commands, argv[0]) ? options.commands[argv[0]]! : undefined;
+  if (command !== undefined) process.exit(await command.run(argv.slice(1), PROCESS_IO));
   const version = options.version === undefined ? options.service : `${options.service} ${options.version}`;
-  const config = loadServiceConfig(options.argv ?? process.argv.slice(2), options.env ?? process.env, program, {}, options.description, options.settings ?? ({} as S), version);
+  const config = loadServiceConfig(argv, options.env ?? process.env, program, {}, commandsHelp(options.description, options.commands), options.settings ?? ({} as S), version);
   const base = options.version === undefined ? { service: options.service } : { service: options.service, version: options.version };
 
   if (config.workers !== null && cluster.isPrimary) {
