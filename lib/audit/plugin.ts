@@ -1,0 +1,39 @@
+// `audit(...)`: the one name applications use.
+// - `app.register(audit({ log, auto: true }))` keeps the log in the app's state, where
+//   `audit(ctx, ...)` finds it, and (with `auto`, the default) adds the global layer of
+//   automatic-events.ts. Register it after the request-id layer or production(), so records
+//   carry the request id (any order works: the id is read after the inner chain ran).
+// - `await audit(ctx, { action, target, outcome, metadata })` in a handler records one event with
+//   the request's actor, request id, client address, route and method. Awaiting it means the
+//   record is written (and synced, under fsync "always") before the handler answers.
+import type { App } from "../core/app.js";
+import { Context } from "../core/context.js";
+import { clientAddressResolver, type TrustProxyOptions } from "../middleware/client-ip/index.js";
+import type { AuditLog } from "./audit-log.js";
+import { automaticAuditLayer } from "./automatic-events.js";
+import type { AuditRecord } from "./record.js";
+import { AUDIT_STATE_KEY, type AuditBinding, type AuditRequestEvent, recordRequestEvent } from "./request-event.js";
+
+export interface AuditPluginOptions {
+  log: AuditLog;
+  /** Record 401s, 403s and admin-route requests automatically (default true). */
+  auto?: boolean;
+  /** Proxies in front of the app, for the client address (default: the socket peer only). */
+  trustProxy?: TrustProxyOptions;
+}
+
+export function audit(options: AuditPluginOptions): (app: App) => void;
+export function audit(ctx: Context, event: AuditRequestEvent): Promise<AuditRecord>;
+export function audit(first: AuditPluginOptions | Context, event?: AuditRequestEvent): ((app: App) => void) | Promise<AuditRecord> {
+  if (first instanceof Context) {
+    if (event === undefined) return Promise.reject(new TypeError("audit(ctx, event): the event is missing"));
+    return recordRequestEvent(first, event);
+  }
+  const options = first;
+  if (options === null || typeof options !== "object" || typeof options.log?.record !== "function") throw new TypeError("audit({ log }): log must be an AuditLog (auditLog({ sink }))");
+  const binding: AuditBinding = { log: options.log, clientAddress: clientAddressResolver(options.trustProxy) };
+  return (app) => {
+    app.setState(AUDIT_STATE_KEY, binding);
+    if (options.auto !== false) app.layer(automaticAuditLayer(binding));
+  };
+}
