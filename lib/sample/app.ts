@@ -16,6 +16,7 @@ import { broken, echoText, hello, listProjects, ping } from "./system.js";
 import { UserStore, userRoutes } from "./users.js";
 import { eventRoutes } from "./events.js";
 import { realtimeRoutes } from "./realtime.js";
+import { registerSampleObservability } from "./observability.js";
 import { registerSampleGrpc, type SampleGrpcOptions } from "./grpc.js";
 import { uploadFile } from "./uploads.js";
 import { homePage, staticFiles } from "./web.js";
@@ -33,6 +34,10 @@ export interface SampleAppOptions {
   users?: UserStore;
   /** The background job queue (default: an in-memory queue; started on listen, drained on shutdown). */
   jobs?: JobQueue;
+  /** Bearer token of the admin endpoints (insight, replay); none: they do not exist. */
+  adminToken?: string;
+  /** Where the audit log's hash-chained JSONL files go (default: kept in memory). */
+  auditDir?: string;
   /** Serve users.v1.Users over gRPC on this port and host while the app listens (default: off). */
   grpc?: SampleGrpcOptions;
   /** The production baseline (request ids, spans, access logs, probes); registered outermost. */
@@ -85,6 +90,12 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
   app.onShutdown(async () => {
     await jobs.drain(8_000);
     await prod?.flush();
+  });
+
+  // Metrics, traffic insight and the audit log see every answer as it leaves (after the layers below).
+  registerSampleObservability(app, jobs, {
+    ...(options.adminToken === undefined ? {} : { adminToken: options.adminToken }),
+    ...(options.auditDir === undefined ? {} : { auditDir: options.auditDir }),
   });
 
   // Global layers, outermost first: CORS answers preflights before anything else runs;

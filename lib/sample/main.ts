@@ -1,6 +1,7 @@
 // `node dist/server.js`: the sample service as a process. `--help` lists flags and environment
 // variables (the sample's own settings included); `--workers N` runs a node:cluster of N
 // processes; SIGTERM/SIGINT drain and exit 0. This file is the executable entry: nothing imports it.
+import { runAuditCommand } from "../audit/index.js";
 import { runService } from "../service/index.js";
 import { createSampleApp } from "./app.js";
 import { SAMPLE_SETTINGS } from "./settings.js";
@@ -10,6 +11,9 @@ await runService({
   version: "0.1.0",
   description: "The keel sample service: every endpoint of the spec's sample application.",
   settings: SAMPLE_SETTINGS,
+  commands: {
+    audit: { summary: "verify [--anchor SEQ:HASH] <dir>: check the audit log's hash chain (exit 0 intact, 1 tampered)", run: (argv, io) => runAuditCommand(argv, io) },
+  },
   createApp: (config, prod) =>
     createSampleApp({
       env: config.env,
@@ -17,5 +21,7 @@ await runService({
       ...(config.settings.jwtSecret === undefined ? {} : { jwtSecret: config.settings.jwtSecret }),
       ...(config.settings.corsOrigins === undefined ? {} : { corsOrigins: config.settings.corsOrigins }),
       ...(config.settings.grpcPort === undefined ? {} : { grpc: { port: config.settings.grpcPort, host: config.host } }),
+      ...(config.settings.adminToken === undefined ? {} : { adminToken: config.settings.adminToken }),
+      ...(config.settings.auditDir === undefined ? {} : { auditDir: config.settings.auditDir }),
     }),
 });

@@ -19,6 +19,12 @@ function originListValue(raw: string): string[] {
   return origins;
 }
 
+/** The admin token: a secret of at least 16 printable characters. */
+function adminTokenValue(raw: string): string {
+  if (raw.length < 16 || !/^[\x21-\x7e]+$/.test(raw)) throw new Error("expected at least 16 printable characters without spaces");
+  return raw;
+}
+
 /** A TCP port for the gRPC server (0 picks a free one). */
 function portValue(raw: string): number {
   const n = Number(raw);
@@ -43,6 +49,25 @@ export const SAMPLE_SETTINGS = {
     defaultText: "none (CORS off)",
     parse: originListValue,
   } as CliOption<string[]>,
+  adminToken: {
+    flag: "admin-token",
+    env: "KEEL_ADMIN_TOKEN",
+    value: "TOKEN",
+    description: "Bearer token of the admin endpoints /admin/insight and /admin/replays (at least 16 characters; prefer the variable)",
+    defaultText: "none: no admin endpoints",
+    parse: adminTokenValue,
+  } as CliOption<string>,
+  auditDir: {
+    flag: "audit-dir",
+    env: "KEEL_AUDIT_DIR",
+    value: "DIR",
+    description: "Directory of the audit log (hash-chained JSONL files; check with `audit verify DIR`)",
+    defaultText: "in memory",
+    parse: (raw: string) => {
+      if (raw.trim() === "") throw new Error("expected a directory");
+      return raw;
+    },
+  } as CliOption<string>,
   grpcPort: {
     flag: "grpc-port",
     env: "GRPC_PORT",

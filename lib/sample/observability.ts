@@ -1,0 +1,28 @@
+// The sample's observability beyond the production baseline (issue 19): Prometheus metrics at
+// GET /metrics (HTTP by route pattern, the process, the job queue), traffic insight and request
+// replay behind the admin token (KEEL_ADMIN_TOKEN; without it they have no admin routes), and
+// the audit log (401s, 403s and admin requests; to KEEL_AUDIT_DIR as hash-chained JSONL files,
+// in memory when unset). Span export (OpenTelemetry) is the baseline's, configured from OTEL_*.
+import type { App } from "../index.js";
+import { audit, auditLog, fileAuditSink, memoryAuditSink } from "../audit/index.js";
+import { insight } from "../insight/index.js";
+import type { JobQueue } from "../jobs/index.js";
+import { jobQueueMetrics, metrics, MetricsRegistry } from "../metrics/index.js";
+
+export interface SampleObservabilityOptions {
+  /** Bearer token of the admin endpoints (at least 16 characters); none: no admin endpoints. */
+  adminToken?: string;
+  /** Directory of the audit log files; none: an in-memory audit log. */
+  auditDir?: string;
+}
+
+export function registerSampleObservability(app: App, jobs: JobQueue, options: SampleObservabilityOptions): void {
+  const registry = new MetricsRegistry();
+  app.onShutdown(registry.addCollector(jobQueueMetrics(jobs, { queue: "reports" })));
+  app.register(metrics({ registry, path: "/metrics" }));
+  const admin = options.adminToken === undefined ? {} : { adminToken: options.adminToken };
+  app.register(insight({ ...admin, adminPath: "/admin/insight" }));
+  const log = auditLog({ sink: options.auditDir === undefined ? memoryAuditSink() : fileAuditSink({ dir: options.auditDir }) });
+  app.register(audit({ log }));
+  app.onShutdown(() => log.close());
+}
