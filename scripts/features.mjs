@@ -39,6 +39,7 @@ export const FEATURES = [
   { name: "insight", entry: "lib/insight/index.ts", requires: [], description: "insight(): per-route status classes, latency percentiles, in-flight, bytes, top errors; admin endpoint" },
   { name: "audit", entry: "lib/audit/index.ts", requires: ["client-ip"], description: "tamper-evident audit log: SHA-256 chained JSON lines, rotation, audit() plugin, verifyAuditLog and audit verify" },
   { name: "metrics", entry: "lib/metrics/index.ts", requires: [], description: "Prometheus metrics: registry, text and OpenMetrics formats, httpMetrics layer, process and job-queue collectors, metrics() plugin" },
+  { name: "replay", entry: "lib/replay/index.ts", requires: [], description: "replay(): sampled request recording with redaction, memory/JSONL stores, admin routes, replayRecord/diffReplay and the replay command" },
   { name: "ws", entry: "lib/ws/index.ts", requires: [], description: "websockets(): RFC 6455 for route.ws routes, permessage-deflate, heartbeats, rooms" },
   { name: "cookies", entry: "lib/web/cookies/index.ts", requires: [], description: "cookieSigner() and signedCookie(): HMAC-signed cookies with key rotation" },
   { name: "session", entry: "lib/web/session/index.ts", requires: ["cookies", "stores"], description: "session() layer and sessionState(): a signed id cookie, data in a Store" },
@@ -119,6 +120,7 @@ export const PACKAGE_ENTRIES = [
   { subpath: "./insight", entry: "lib/insight/index.ts", out: "insight" },
   { subpath: "./audit", entry: "lib/audit/index.ts", out: "audit" },
   { subpath: "./metrics", entry: "lib/metrics/index.ts", out: "metrics" },
+  { subpath: "./replay", entry: "lib/replay/index.ts", out: "replay" },
 ];
 
 /** The package.json `exports` value PACKAGE_ENTRIES stands for. */
