@@ -16,7 +16,7 @@ import { broken, echoText, hello, listProjects, ping } from "./system.js";
 import { UserStore, userRoutes } from "./users.js";
 import { eventRoutes } from "./events.js";
 import { realtimeRoutes } from "./realtime.js";
-import { registerSampleObservability } from "./observability.js";
+import { registerSampleObservability, sampleReplay } from "./observability.js";
 import { registerSampleGrpc, type SampleGrpcOptions } from "./grpc.js";
 import { uploadFile } from "./uploads.js";
 import { homePage, staticFiles } from "./web.js";
@@ -38,6 +38,10 @@ export interface SampleAppOptions {
   adminToken?: string;
   /** Where the audit log's hash-chained JSONL files go (default: kept in memory). */
   auditDir?: string;
+  /** JSONL file of recorded requests for `replay <id>` (default: kept in memory). */
+  replayFile?: string;
+  /** Share of requests recorded for replay (default 0.1). */
+  replaySampleRate?: number;
   /** Serve users.v1.Users over gRPC on this port and host while the app listens (default: off). */
   grpc?: SampleGrpcOptions;
   /** The production baseline (request ids, spans, access logs, probes); registered outermost. */
@@ -103,7 +107,17 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
   if (options.corsOrigins !== undefined && options.corsOrigins.length > 0) {
     app.layer(cors({ origin: [...options.corsOrigins], credentials: true, allowHeaders: ["authorization", "content-type", "x-csrf-token", "idempotency-key"], exposeHeaders: ["idempotent-replayed"] }));
   }
-  app.layer(compression()).layer(securityHeaders()).layer(timeout(10_000)).layer(negotiation());
+  // Replay records inside compression (bodies as the handler made them) and outside the security
+  // headers (a record carries every header the client saw, so a replay compares like with like).
+  app.layer(compression());
+  app.register(
+    sampleReplay({
+      ...(options.adminToken === undefined ? {} : { adminToken: options.adminToken }),
+      ...(options.replayFile === undefined ? {} : { replayFile: options.replayFile }),
+      ...(options.replaySampleRate === undefined ? {} : { replaySampleRate: options.replaySampleRate }),
+    }),
+  );
+  app.layer(securityHeaders()).layer(timeout(10_000)).layer(negotiation());
 
   app.routes(sampleRoutes(users, jobs, secret));
   app.routes(homePage(users));

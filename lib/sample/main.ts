@@ -2,6 +2,7 @@
 // variables (the sample's own settings included); `--workers N` runs a node:cluster of N
 // processes; SIGTERM/SIGINT drain and exit 0. This file is the executable entry: nothing imports it.
 import { runAuditCommand } from "../audit/index.js";
+import { FileReplayStore, runReplayCommand } from "../replay/index.js";
 import { runService } from "../service/index.js";
 import { createSampleApp } from "./app.js";
 import { SAMPLE_SETTINGS } from "./settings.js";
@@ -12,6 +13,17 @@ await runService({
   description: "The keel sample service: every endpoint of the spec's sample application.",
   settings: SAMPLE_SETTINGS,
   commands: {
+    replay: {
+      summary: "<id> --target URL (or: list): re-send a recorded request and show what changed; reads KEEL_REPLAY_FILE",
+      run: (argv, io) => {
+        const file = process.env["KEEL_REPLAY_FILE"];
+        if (file === undefined || file === "") {
+          io.stderr("replay: set KEEL_REPLAY_FILE to the file the service records into\n");
+          return 2;
+        }
+        return runReplayCommand(argv, io, { store: new FileReplayStore({ path: file }) });
+      },
+    },
     audit: { summary: "verify [--anchor SEQ:HASH] <dir>: check the audit log's hash chain (exit 0 intact, 1 tampered)", run: (argv, io) => runAuditCommand(argv, io) },
   },
   createApp: (config, prod) =>
@@ -23,5 +35,6 @@ await runService({
       ...(config.settings.grpcPort === undefined ? {} : { grpc: { port: config.settings.grpcPort, host: config.host } }),
       ...(config.settings.adminToken === undefined ? {} : { adminToken: config.settings.adminToken }),
       ...(config.settings.auditDir === undefined ? {} : { auditDir: config.settings.auditDir }),
+      ...(config.settings.replayFile === undefined ? {} : { replayFile: config.settings.replayFile }),
     }),
 });

@@ -8,12 +8,34 @@ import { audit, auditLog, fileAuditSink, memoryAuditSink } from "../audit/index.
 import { insight } from "../insight/index.js";
 import type { JobQueue } from "../jobs/index.js";
 import { jobQueueMetrics, metrics, MetricsRegistry } from "../metrics/index.js";
+import { FileReplayStore, MemoryReplayStore, replay, type ReplayPlugin } from "../replay/index.js";
 
 export interface SampleObservabilityOptions {
   /** Bearer token of the admin endpoints (at least 16 characters); none: no admin endpoints. */
   adminToken?: string;
   /** Directory of the audit log files; none: an in-memory audit log. */
   auditDir?: string;
+  /** JSONL file of recorded requests (what `replay <id>` reads); none: kept in memory. */
+  replayFile?: string;
+  /** Share of requests recorded for replay (default 0.1). */
+  replaySampleRate?: number;
+}
+
+/** Fields of JSON and form bodies that never reach a replay record. */
+export const SAMPLE_REDACTED_FIELDS = ["password", "token", "secret", "csrf_token", "_csrf"];
+
+/**
+ * Request recording for replay: one request in ten by default, bodies capped, secrets redacted. Registered
+ * inside compression (by the caller) so bodies are recorded as the handler made them.
+ */
+export function sampleReplay(options: SampleObservabilityOptions): ReplayPlugin {
+  return replay({
+    sampleRate: options.replaySampleRate ?? 0.1,
+    redactFields: SAMPLE_REDACTED_FIELDS,
+    store: options.replayFile === undefined ? new MemoryReplayStore() : new FileReplayStore({ path: options.replayFile }),
+    adminPath: "/admin/replays",
+    ...(options.adminToken === undefined ? {} : { adminToken: options.adminToken }),
+  });
 }
 
 export function registerSampleObservability(app: App, jobs: JobQueue, options: SampleObservabilityOptions): void {

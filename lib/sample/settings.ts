@@ -68,6 +68,17 @@ export const SAMPLE_SETTINGS = {
       return raw;
     },
   } as CliOption<string>,
+  replayFile: {
+    flag: "replay-file",
+    env: "KEEL_REPLAY_FILE",
+    value: "FILE",
+    description: "JSONL file of recorded requests (one in ten, secrets redacted), read by `replay <id> --target URL`",
+    defaultText: "in memory",
+    parse: (raw: string) => {
+      if (raw.trim() === "") throw new Error("expected a file path");
+      return raw;
+    },
+  } as CliOption<string>,
   grpcPort: {
     flag: "grpc-port",
     env: "GRPC_PORT",
