@@ -12,6 +12,10 @@
  * GET (passes through: it only acts on unsafe methods) and on a POST replaying a stored answer,
  * cache hits, compression on a body under the threshold (the /hello case) and on a 4 KiB JSON
  * body (gzip), timeout 5 s, retry (first attempt succeeds), breaker closed.
+ * Observability (issue 19): Prometheus HTTP metrics, traffic insight, replay recording (every
+ * request, memory store), the audit layer (nothing to record on a 200), the production baseline
+ * (request id, span, access log to a discarding writer) with and without OTLP export (to a
+ * loopback receiver), and metrics + tracing together.
  */
 import { performance } from "node:perf_hooks";
 import { App, reply, route, silentLogger, type Layer } from "../lib/index.js";
@@ -22,6 +26,10 @@ import { idempotency } from "../lib/middleware/idempotency/idempotency.js";
 import { rateLimit } from "../lib/middleware/rate-limit/rate-limit.js";
 import { retry } from "../lib/middleware/retry/retry.js";
 import { timeout } from "../lib/middleware/timeout/timeout.js";
+import { audit, auditLog, memoryAuditSink } from "../lib/audit/index.js";
+import { insight } from "../lib/insight/index.js";
+import { metrics, MetricsRegistry } from "../lib/metrics/index.js";
+import { MemoryReplayStore, replay } from "../lib/replay/index.js";
 
 const quick = process.argv.includes("--quick");
 const asJson = process.argv.includes("--json");
@@ -36,8 +44,9 @@ interface Case {
   request: Parameters<App["inject"]>[0];
 }
 
-function helloApp(layers: Layer[]): App {
+function helloApp(layers: Layer[], plugins: Array<(app: App) => void> = []): App {
   const app = new App({ logger: silentLogger });
+  for (const p of plugins) app.register(p);
   for (const l of layers) app.layer(l);
   return app.routes(
     route.get("/hello", [], () => "Hello, World!"),
@@ -60,6 +69,10 @@ const cases: Case[] = [
   { name: "retry", app: helloApp([retry()]), request: { url: "/hello" } },
   { name: "circuitBreaker", app: helloApp([circuitBreaker()]), request: { url: "/hello" } },
   { name: "all seven", app: helloApp(all()), request: { url: "/hello", headers: { "accept-encoding": "gzip, br" } } },
+  { name: "metrics (HTTP)", app: helloApp([], [metrics({ registry: new MetricsRegistry(), process: false })]), request: { url: "/hello" } },
+  { name: "insight", app: helloApp([], [insight()]), request: { url: "/hello" } },
+  { name: "replay (every request)", app: helloApp([], [replay({ sampleRate: 1, store: new MemoryReplayStore() })]), request: { url: "/hello" } },
+  { name: "audit (auto, nothing to record)", app: helloApp([], [audit({ log: auditLog({ sink: memoryAuditSink() }) })]), request: { url: "/hello" } },
   { name: "no layers, 4 KiB JSON", app: helloApp([]), request: { url: "/big", headers: { "accept-encoding": "gzip" } } },
   { name: "compression gzip, 4 KiB JSON", app: helloApp([compression({ encodings: ["gzip"] })]), request: { url: "/big", headers: { "accept-encoding": "gzip" } } },
 ];
