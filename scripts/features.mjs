@@ -40,6 +40,7 @@ export const FEATURES = [
   { name: "audit", entry: "lib/audit/index.ts", requires: ["client-ip"], description: "tamper-evident audit log: SHA-256 chained JSON lines, rotation, audit() plugin, verifyAuditLog and audit verify" },
   { name: "metrics", entry: "lib/metrics/index.ts", requires: [], description: "Prometheus metrics: registry, text and OpenMetrics formats, httpMetrics layer, process and job-queue collectors, metrics() plugin" },
   { name: "replay", entry: "lib/replay/index.ts", requires: [], description: "replay(): sampled request recording with redaction, memory/JSONL stores, admin routes, replayRecord/diffReplay and the replay command" },
+  { name: "otel", entry: "lib/otel/index.ts", requires: ["service"], description: "OpenTelemetry: OTLP/HTTP JSON span exporter, samplers, OTEL_* environment, tracedFetch()" },
   { name: "ws", entry: "lib/ws/index.ts", requires: [], description: "websockets(): RFC 6455 for route.ws routes, permessage-deflate, heartbeats, rooms" },
   { name: "cookies", entry: "lib/web/cookies/index.ts", requires: [], description: "cookieSigner() and signedCookie(): HMAC-signed cookies with key rotation" },
   { name: "session", entry: "lib/web/session/index.ts", requires: ["cookies", "stores"], description: "session() layer and sessionState(): a signed id cookie, data in a Store" },
@@ -121,6 +122,7 @@ export const PACKAGE_ENTRIES = [
   { subpath: "./audit", entry: "lib/audit/index.ts", out: "audit" },
   { subpath: "./metrics", entry: "lib/metrics/index.ts", out: "metrics" },
   { subpath: "./replay", entry: "lib/replay/index.ts", out: "replay" },
+  { subpath: "./otel", entry: "lib/otel/index.ts", out: "otel" },
 ];
 
 /** The package.json `exports` value PACKAGE_ENTRIES stands for. */

@@ -3,15 +3,22 @@
 // processes; SIGTERM/SIGINT drain and exit 0. This file is the executable entry: nothing imports it.
 import { runAuditCommand } from "../audit/index.js";
 import { FileReplayStore, runReplayCommand } from "../replay/index.js";
+import { otlpExporterFromEnv } from "../otel/index.js";
 import { runService } from "../service/index.js";
 import { createSampleApp } from "./app.js";
 import { SAMPLE_SETTINGS } from "./settings.js";
+
+// Spans go to an OTLP collector when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT says where (the OTel SDK's
+// variables: headers, service name, resource attributes, sampler); otherwise only to the log.
+const otelConfigured = ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"].some((name) => (process.env[name] ?? "").trim() !== "");
+const otel = otelConfigured ? otlpExporterFromEnv(process.env, { serviceName: "keel-sample", resource: { "service.version": "0.1.0" } }) : null;
 
 await runService({
   service: "keel-sample",
   version: "0.1.0",
   description: "The keel sample service: every endpoint of the spec's sample application.",
   settings: SAMPLE_SETTINGS,
+  ...(otel === null ? {} : { production: { spans: { onSpan: otel, sampler: otel.sampler } } }),
   commands: {
     replay: {
       summary: "<id> --target URL (or: list): re-send a recorded request and show what changed; reads KEEL_REPLAY_FILE",
@@ -26,8 +33,8 @@ await runService({
     },
     audit: { summary: "verify [--anchor SEQ:HASH] <dir>: check the audit log's hash chain (exit 0 intact, 1 tampered)", run: (argv, io) => runAuditCommand(argv, io) },
   },
-  createApp: (config, prod) =>
-    createSampleApp({
+  createApp: (config, prod) => {
+    const app = createSampleApp({
       env: config.env,
       production: prod,
       ...(config.settings.jwtSecret === undefined ? {} : { jwtSecret: config.settings.jwtSecret }),
@@ -36,5 +43,9 @@ await runService({
       ...(config.settings.adminToken === undefined ? {} : { adminToken: config.settings.adminToken }),
       ...(config.settings.auditDir === undefined ? {} : { auditDir: config.settings.auditDir }),
       ...(config.settings.replayFile === undefined ? {} : { replayFile: config.settings.replayFile }),
-    }),
+    });
+    // After the HTTP drain: export what is still queued.
+    if (otel !== null) app.onShutdown(() => otel.shutdown());
+    return app;
+  },
 });

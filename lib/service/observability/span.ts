@@ -8,13 +8,17 @@ import { LOG_LEVELS, type Logger } from "../../util/logger.js";
 import { Extractor } from "../../core/extractor.js";
 import { isPromise } from "../../util/is-promise.js";
 import { newSpanId } from "./random-hex.js";
+import { isSampledFlags, withSampledFlag } from "./traceparent.js";
 
 export type SpanAttributeValue = string | number | boolean;
+
+/** What a span stands for: the request (server), work inside it (internal), a call out (client). */
+export type SpanKind = "server" | "internal" | "client";
 
 /** A finished span, in the shape an exporter needs. */
 export interface SpanRecord {
   readonly name: string;
-  readonly kind: "server" | "internal";
+  readonly kind: SpanKind;
   readonly traceId: string;
   readonly spanId: string;
   /** "" for a root span. */
@@ -44,15 +48,34 @@ export class RequestSpan {
   readonly spanId: string;
   /** The caller's span id from an incoming traceparent, or "". */
   readonly parentSpanId: string;
-  readonly traceFlags: string;
   readonly recorder: SpanRecorder;
+  private flags: string;
 
   constructor(traceId: string, spanId: string, parentSpanId: string, traceFlags: string, recorder: SpanRecorder) {
     this.traceId = traceId;
     this.spanId = spanId;
     this.parentSpanId = parentSpanId;
-    this.traceFlags = traceFlags;
+    this.flags = traceFlags;
     this.recorder = recorder;
+  }
+
+  /** The W3C trace flags sent on (two hex characters); bit 0 is "sampled". */
+  get traceFlags(): string {
+    return this.flags;
+  }
+
+  /** True when the trace is sampled (flag bit 0). */
+  get sampled(): boolean {
+    return isSampledFlags(this.flags);
+  }
+
+  /**
+   * Record a sampler's decision: sets or clears the sampled bit, keeping the other flag bits.
+   * Called before the handler runs, so child spans, the outgoing traceparent and the records
+   * all carry the decision.
+   */
+  setSampled(sampled: boolean): void {
+    this.flags = withSampledFlag(this.flags, sampled);
   }
 }
 
@@ -67,25 +90,67 @@ export function getRequestSpan(ctx: Context): RequestSpan | null {
   return s instanceof RequestSpan ? s : null;
 }
 
+/**
+ * The semantic-convention attributes of a server span that come from the request itself
+ * (the access-log layer adds method, route and status): url.path, url.scheme, server.address,
+ * server.port (from Host, else the scheme's default), user_agent.original, client.address.
+ */
+export function requestSpanAttributes(ctx: Context): Record<string, SpanAttributeValue> {
+  const secure = ctx.secure;
+  const attrs: Record<string, SpanAttributeValue> = Object.create(null) as Record<string, SpanAttributeValue>;
+  attrs["url.path"] = ctx.path;
+  attrs["url.scheme"] = secure ? "https" : "http";
+  const host = ctx.req.headers.host;
+  if (typeof host === "string" && host !== "") {
+    // "[v6]:port", "name:port" or a bare name; a port that is not a number is left out.
+    const close = host.startsWith("[") ? host.indexOf("]") : -1;
+    const colon = host.indexOf(":", close + 1);
+    const name = colon === -1 ? host : host.substring(0, colon);
+    attrs["server.address"] = close === -1 ? name : name.substring(1, close);
+    const port = colon === -1 ? (secure ? 443 : 80) : Number(host.substring(colon + 1));
+    if (Number.isInteger(port) && port > 0 && port < 65536) attrs["server.port"] = port;
+  }
+  const agent = ctx.req.headers["user-agent"];
+  if (typeof agent === "string" && agent !== "") attrs["user_agent.original"] = agent;
+  const client = ctx.remoteAddress;
+  if (client !== "") attrs["client.address"] = client;
+  return attrs;
+}
+
 /** A child span while it runs: add attributes, open nested spans. */
 export class ActiveSpan {
   readonly name: string;
+  readonly kind: "internal" | "client";
   readonly spanId: string;
   readonly parentSpanId: string;
   private readonly root: RequestSpan | null;
   private readonly requestId: string;
   private attrs: Record<string, SpanAttributeValue> | null = null;
+  /** Set by fail(): the span ends "error" without a throw (a client span's 5xx answer). */
+  private failure: string | null = null;
 
-  constructor(root: RequestSpan | null, requestId: string, name: string, parentSpanId: string) {
+  constructor(root: RequestSpan | null, requestId: string, name: string, parentSpanId: string, kind: "internal" | "client" = "internal") {
     this.root = root;
     this.requestId = requestId;
     this.name = name;
+    this.kind = kind;
     this.spanId = root === null ? "" : newSpanId();
     this.parentSpanId = parentSpanId;
   }
 
   get traceId(): string {
     return this.root?.traceId ?? "";
+  }
+
+  /** The request's trace flags ("" without a tracing layer): what a traceparent sent on carries. */
+  get traceFlags(): string {
+    return this.root?.traceFlags ?? "";
+  }
+
+  /** Mark the span failed without throwing; `errorType` becomes its `error.type` attribute. */
+  fail(errorType: string): this {
+    this.failure = errorType;
+    return this;
   }
 
   /** Set an attribute (logged as `attr.<key>` fields). */
@@ -106,7 +171,7 @@ export class ActiveSpan {
     if (root === null) return;
     const durationMs = Math.round((performance.now() - start) * 1000) / 1000;
     const rec = root.recorder;
-    const failed = error !== undefined;
+    const failed = error !== undefined || this.failure !== null;
     const logger = rec.logger;
     if (rec.childLevel >= logger.level) {
       const fields: Record<string, unknown> = {
@@ -117,15 +182,17 @@ export class ActiveSpan {
         parent_span_id: this.parentSpanId,
         duration_ms: durationMs,
         span_status: failed ? "error" : "ok",
-        error: failed ? errorMessage(error) : undefined,
+        error: error !== undefined ? errorMessage(error) : (this.failure ?? undefined),
       };
       if (this.attrs !== null) for (const k in this.attrs) fields["attr." + k] = this.attrs[k];
       logger.log(rec.childLevel, "span", fields);
     }
     if (rec.sinks.length > 0) {
+      const attributes: Record<string, SpanAttributeValue> = { ...this.attrs };
+      if (failed && attributes["error.type"] === undefined) attributes["error.type"] = this.failure ?? errorType(error);
       const record: SpanRecord = {
         name: this.name,
-        kind: "internal",
+        kind: this.kind,
         traceId: root.traceId,
         spanId: this.spanId,
         parentSpanId: this.parentSpanId,
@@ -134,7 +201,7 @@ export class ActiveSpan {
         durationMs,
         status: failed ? "error" : "ok",
         requestId: this.requestId,
-        attributes: { ...this.attrs },
+        attributes,
       };
       for (const sink of rec.sinks) safeSink(sink, record, logger);
     }
@@ -143,6 +210,12 @@ export class ActiveSpan {
 
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** The semantic-convention `error.type` of a thrown value: its class name, "_OTHER" for non-errors. */
+export function errorType(err: unknown): string {
+  if (err instanceof Error) return err.constructor.name || err.name || "Error";
+  return "_OTHER";
 }
 
 /** Call a sink; a failing sink is logged, never thrown into the request. */
@@ -180,14 +253,19 @@ function runSpan<T>(active: ActiveSpan, fn: (span: ActiveSpan) => T): T {
   return out;
 }
 
+export interface SpanOptions {
+  /** "client" for a call to another service (see tracedFetch in keel/otel); default "internal". */
+  kind?: "internal" | "client";
+}
+
 /**
  * Run `fn` inside a child span of the request's span: `await span(ctx, "load user", () => db.get(id))`.
  * Sync and async functions both work; a throw or rejection marks the span "error" and propagates.
  * Without a tracing layer, `fn` just runs.
  */
-export function span<T>(ctx: Context, name: string, fn: (span: ActiveSpan) => T): T {
+export function span<T>(ctx: Context, name: string, fn: (span: ActiveSpan) => T, options?: SpanOptions): T {
   const root = getRequestSpan(ctx);
-  return runSpan(new ActiveSpan(root, ctx.requestId, name, root?.spanId ?? ""), fn);
+  return runSpan(new ActiveSpan(root, ctx.requestId, name, root?.spanId ?? "", options?.kind ?? "internal"), fn);
 }
 
 /** What the `tracer()` extractor hands a handler: child spans without passing the context. */

@@ -55,3 +55,17 @@ export function parseTraceParent(value: string | string[] | undefined): TracePar
 export function formatTraceParent(traceId: string, spanId: string, flags: string): string {
   return "00-" + traceId + "-" + spanId + "-" + flags;
 }
+
+/** True when trace flags (two hex characters) have bit 0, "sampled", set. */
+export function isSampledFlags(flags: string): boolean {
+  const n = Number.parseInt(flags, 16);
+  return Number.isInteger(n) && (n & 1) === 1;
+}
+
+/** The flags with bit 0 set or cleared; the other bits are kept (malformed flags count as 00). */
+export function withSampledFlag(flags: string, sampled: boolean): string {
+  const parsed = Number.parseInt(flags, 16);
+  const n = Number.isInteger(parsed) && parsed >= 0 && parsed <= 0xff ? parsed : 0;
+  const next = sampled ? n | 1 : n & 0xfe;
+  return (next < 16 ? "0" : "") + next.toString(16);
+}

@@ -1,0 +1,248 @@
+// The OTLP/HTTP JSON span exporter: a SpanSink that queues finished spans and sends them in
+// batches, like the SDK's BatchSpanProcessor (same defaults: every 5 s or every 512 spans, at
+// most 2048 waiting). One export is in flight at a time; while it waits, spans queue up, and what
+// does not fit is dropped and counted. Failed exports are retried (see retry-policy.ts); flush()
+// and shutdown() send what is queued within a deadline. Timers are unref'd: the exporter never
+// keeps a process alive. Unsampled spans (trace flag bit 0 clear) are never exported.
+import type { Logger } from "../util/logger.js";
+import type { SpanAttributeValue, SpanRecord, SpanSink } from "../service/index.js";
+import { validateHeaderName, validateHeaderValue } from "node:http";
+import { postJson, type PostResult } from "./http-post.js";
+import { otlpTracesRequest, type OtlpScope } from "./otlp-json.js";
+import { isRetryable, retryDelay, retryPolicy, type RetryOptions, type RetryPolicy } from "./retry-policy.js";
+import type { Sampler } from "./sampler.js";
+import { KEEL_SCOPE, resourceAttributes } from "./resource.js";
+import { isSampled } from "./trace-flags.js";
+
+export interface OtlpExporterOptions {
+  /** The full traces URL (default http://localhost:4318/v1/traces). */
+  url?: string | URL;
+  /** Extra request headers (an API key for the collector, ...). */
+  headers?: Readonly<Record<string, string>>;
+  /** Per-request timeout, ms (default 10000). */
+  timeoutMs?: number;
+  /** `service.name` unless `resource` has one (default "unknown_service:node", as the SDK). */
+  serviceName?: string;
+  /** Resource attributes (service.version, deployment.environment.name, ...). */
+  resource?: Readonly<Record<string, SpanAttributeValue>>;
+  /** Longest wait before queued spans are sent, ms (default 5000). */
+  scheduleDelayMs?: number;
+  /** Spans that may wait; more are dropped and counted (default 2048). */
+  maxQueueSize?: number;
+  /** Spans per request, at most maxQueueSize (default 512). */
+  maxExportBatchSize?: number;
+  /** How long flush() and shutdown() may take, ms (default 30000). */
+  exportTimeoutMs?: number;
+  retry?: RetryOptions;
+  /** Handed to `production({ spans: { sampler } })` by the caller; kept here so env config travels together. */
+  sampler?: Sampler | undefined;
+  /** Where failed exports are reported (warn); default: nowhere (see stats()). */
+  logger?: Logger;
+  /** The instrumentation scope (default { name: "keel", version: keel's version }). */
+  scope?: OtlpScope;
+}
+
+export interface OtlpExporterStats {
+  /** Spans the collector accepted (rejected ones from a partial success are not counted). */
+  readonly exported: number;
+  /** Spans dropped: the queue was full, or the exporter was shut down. */
+  readonly dropped: number;
+  /** Batches given up on (a non-retryable answer, out of tries, or past the deadline). */
+  readonly failedBatches: number;
+  /** Spans in those batches. */
+  readonly failedSpans: number;
+  /** Spans the collector reported as rejected in a partial success. */
+  readonly rejected: number;
+  /** Tries after the first. */
+  readonly retries: number;
+  /** Spans waiting now. */
+  readonly queued: number;
+}
+
+/** A SpanSink (pass it as `onSpan`) that exports over OTLP/HTTP JSON. */
+export interface OtlpExporter extends SpanSink {
+  readonly url: string;
+  /** The sampler from the options or the environment, for `production({ spans: { sampler } })`. */
+  readonly sampler: Sampler | undefined;
+  /** Send everything queued now; resolves when sent, given up on, or past exportTimeoutMs. */
+  flush(): Promise<void>;
+  /** Flush, then refuse further spans (counted as dropped). Idempotent. */
+  shutdown(): Promise<void>;
+  stats(): OtlpExporterStats;
+}
+
+function positiveInt(name: string, value: number | undefined, fallback: number, min = 1): number {
+  const v = value ?? fallback;
+  if (!Number.isInteger(v) || v < min) throw new TypeError(`otlpExporter(): ${name} must be an integer >= ${min}, got ${String(v)}`);
+  return v;
+}
+
+const DEFAULT_URL = "http://localhost:4318/v1/traces";
+
+/** Sleep that never holds the process open. */
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
+  const url = new URL(String(options.url ?? DEFAULT_URL));
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new TypeError(`otlpExporter(): url must be http or https, got ${url.protocol}`);
+  const headers: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    try {
+      validateHeaderName(name);
+      validateHeaderValue(name, value);
+    } catch {
+      throw new TypeError(`otlpExporter(): header ${JSON.stringify(name)} is not a valid HTTP header`);
+    }
+    headers[name.toLowerCase()] = value;
+  }
+  const timeoutMs = positiveInt("timeoutMs", options.timeoutMs, 10_000);
+  const scheduleDelayMs = positiveInt("scheduleDelayMs", options.scheduleDelayMs, 5000, 0);
+  const maxQueueSize = positiveInt("maxQueueSize", options.maxQueueSize, 2048);
+  const batchSize = positiveInt("maxExportBatchSize", options.maxExportBatchSize, 512);
+  if (batchSize > maxQueueSize) throw new TypeError(`otlpExporter(): maxExportBatchSize (${batchSize}) must not exceed maxQueueSize (${maxQueueSize})`);
+  const exportTimeoutMs = positiveInt("exportTimeoutMs", options.exportTimeoutMs, 30_000);
+  const policy: RetryPolicy = retryPolicy(options.retry);
+  const resource = resourceAttributes(options.serviceName, options.resource);
+  const scope = options.scope ?? KEEL_SCOPE;
+  const logger = options.logger;
+
+  let queue: SpanRecord[] = [];
+  let timer: NodeJS.Timeout | null = null;
+  /** The running export loop, if any: one batch in flight at a time. */
+  let pumping: Promise<void> | null = null;
+  /** Export everything queued, not only full batches (timer fired, flush, shutdown). */
+  let drainAll = false;
+  /** Retries and waits stop at this time (a flush's deadline); Infinity outside flushes. */
+  let deadline = Infinity;
+  let closed = false;
+  let shutdownPromise: Promise<void> | null = null;
+  const counts = { exported: 0, dropped: 0, failedBatches: 0, failedSpans: 0, rejected: 0, retries: 0 };
+
+  const warn = (msg: string, fields: Record<string, unknown>): void => {
+    if (logger !== undefined && logger.level <= 40) logger.log(40, msg, fields);
+  };
+
+  const startTimer = (): void => {
+    if (timer !== null || closed) return;
+    timer = setTimeout(() => {
+      timer = null;
+      drainAll = true;
+      pump();
+    }, scheduleDelayMs);
+    timer.unref();
+  };
+
+  /** Start the export loop unless it runs. */
+  const pump = (): Promise<void> => {
+    pumping ??= exportLoop().finally(() => {
+      pumping = null;
+      // Spans that arrived during the last export wait for the next tick of the schedule.
+      if (queue.length >= batchSize) pump();
+      else if (queue.length > 0) startTimer();
+    });
+    return pumping;
+  };
+
+  const exportLoop = async (): Promise<void> => {
+    while (queue.length >= batchSize || (drainAll && queue.length > 0)) {
+      const batch = queue.length <= batchSize ? queue : queue.slice(0, batchSize);
+      queue = queue.length <= batchSize ? [] : queue.slice(batchSize);
+      await exportBatch(batch);
+    }
+    drainAll = false;
+  };
+
+  const exportBatch = async (batch: SpanRecord[]): Promise<void> => {
+    const body = JSON.stringify(otlpTracesRequest(batch, resource, scope));
+    for (let attempt = 1; ; attempt++) {
+      const result: PostResult = await postJson(url, headers, body, timeoutMs);
+      if (result.status >= 200 && result.status < 300) {
+        const rejected = rejectedSpans(result.body, batch.length);
+        counts.exported += batch.length - rejected;
+        counts.rejected += rejected;
+        return;
+      }
+      const wait = isRetryable(result.status) && attempt < policy.maxAttempts ? retryDelay(attempt, policy, result.retryAfter) : -1;
+      if (wait < 0 || Date.now() + wait > deadline) {
+        counts.failedBatches++;
+        counts.failedSpans += batch.length;
+        warn("OTLP export failed", { url: url.href, status: result.status, attempts: attempt, spans: batch.length, message: result.error?.message });
+        return;
+      }
+      counts.retries++;
+      await pause(wait);
+    }
+  };
+
+  const flushWithin = async (): Promise<void> => {
+    if (timer !== null) {
+      clearTimeout(timer);
+      timer = null;
+    }
+    const until = Date.now() + exportTimeoutMs;
+    deadline = Math.min(deadline, until);
+    drainAll = true;
+    try {
+      // Loop: spans may have arrived while the previous loop was finishing.
+      while ((queue.length > 0 || pumping !== null) && Date.now() < until) {
+        let expired: NodeJS.Timeout | undefined;
+        const late = new Promise<void>((resolve) => {
+          expired = setTimeout(resolve, Math.max(0, until - Date.now()));
+          expired.unref();
+        });
+        drainAll = true;
+        await Promise.race([pump(), late]);
+        clearTimeout(expired);
+      }
+    } finally {
+      deadline = Infinity;
+    }
+  };
+
+  const sink = ((record: SpanRecord): void => {
+    if (!isSampled(record.traceFlags)) return;
+    if (closed || queue.length >= maxQueueSize) {
+      counts.dropped++;
+      return;
+    }
+    queue.push(record);
+    if (queue.length >= batchSize) {
+      if (pumping === null) pump();
+    } else {
+      startTimer();
+    }
+  }) as OtlpExporter;
+
+  Object.defineProperties(sink, {
+    url: { value: url.href, enumerable: true },
+    sampler: { value: options.sampler, enumerable: true },
+  });
+  sink.flush = (): Promise<void> => (closed ? (shutdownPromise ?? Promise.resolve()) : flushWithin());
+  sink.shutdown = (): Promise<void> => {
+    if (shutdownPromise === null) {
+      closed = true;
+      shutdownPromise = flushWithin().then(() => {
+        // What could not be sent before the deadline will never be: count it.
+        counts.dropped += queue.length;
+        queue = [];
+      });
+    }
+    return shutdownPromise;
+  };
+  sink.stats = (): OtlpExporterStats => ({ ...counts, queued: queue.length });
+  return sink;
+}
+
+/** `partialSuccess.rejectedSpans` of an OTLP answer, 0 when absent or unreadable. */
+function rejectedSpans(body: string, sent: number): number {
+  if (body === "" || body === "{}") return 0;
+  try {
+    const parsed = JSON.parse(body) as { partialSuccess?: { rejectedSpans?: unknown } } | null;
+    const n = Number(parsed?.partialSuccess?.rejectedSpans ?? 0);
+    return Number.isInteger(n) && n > 0 ? Math.min(n, sent) : 0;
+  } catch {
+    return 0;
+  }
+}

@@ -1,0 +1,67 @@
+// One POST of an export body over node:http(s), with a per-request timeout. The answer is the
+// status and the headers retry decisions need; the response body is read (to free the socket)
+// up to a small bound and kept for partial-success reports.
+import { request as httpRequest, type IncomingMessage } from "node:http";
+import { request as httpsRequest } from "node:https";
+
+export interface PostResult {
+  /** 0 when the request failed before a response (network error, timeout). */
+  readonly status: number;
+  readonly retryAfter: string | undefined;
+  /** The response body (at most MAX_RESPONSE_BYTES), "" without a response. */
+  readonly body: string;
+  /** Why no response came, when status is 0. */
+  readonly error: Error | null;
+}
+
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+export function postJson(url: URL, headers: Readonly<Record<string, string>>, body: string, timeoutMs: number): Promise<PostResult> {
+  return new Promise((resolve) => {
+    const payload = Buffer.from(body, "utf8");
+    const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+    let settled = false;
+    const done = (result: PostResult): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(result);
+    };
+    const failed = (error: Error): void => done({ status: 0, retryAfter: undefined, body: "", error });
+    let req: ReturnType<typeof send>;
+    try {
+      req = send(url, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json", "content-length": String(payload.length) },
+      });
+    } catch (err) {
+      resolve({ status: 0, retryAfter: undefined, body: "", error: err instanceof Error ? err : new Error(String(err)) });
+      return;
+    }
+    const timer = setTimeout(() => {
+      failed(new Error(`OTLP export timed out after ${timeoutMs} ms`));
+      req.destroy();
+    }, timeoutMs);
+    timer.unref();
+    req.on("error", failed);
+    req.on("response", (res: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on("data", (chunk: Buffer) => {
+        if (size < MAX_RESPONSE_BYTES) chunks.push(chunk);
+        size += chunk.length;
+      });
+      res.on("error", failed);
+      res.on("end", () => {
+        const retryAfter = res.headers["retry-after"];
+        done({
+          status: res.statusCode ?? 0,
+          retryAfter: typeof retryAfter === "string" ? retryAfter : undefined,
+          body: Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BYTES).toString("utf8"),
+          error: null,
+        });
+      });
+    });
+    req.end(payload);
+  });
+}

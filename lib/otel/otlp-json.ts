@@ -1,0 +1,102 @@
+// The OTLP/HTTP JSON body for a batch of finished spans (ExportTraceServiceRequest in the
+// protobuf JSON mapping the OTLP spec prescribes): trace and span ids as lowercase hex, not
+// base64; enums as integers; 64-bit integers (times, int attributes) as decimal strings.
+import type { SpanAttributeValue, SpanRecord } from "../service/index.js";
+
+/** OTLP `SpanKind`. */
+export const SPAN_KIND = { internal: 1, server: 2, client: 3 } as const;
+/** OTLP `Status.StatusCode`: OK and ERROR (keel never leaves a finished span UNSET). */
+export const STATUS_CODE = { ok: 1, error: 2 } as const;
+
+export type OtlpAnyValue = { stringValue: string } | { intValue: string } | { doubleValue: number } | { boolValue: boolean };
+
+export interface OtlpKeyValue {
+  key: string;
+  value: OtlpAnyValue;
+}
+
+export interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  flags: number;
+  name: string;
+  kind: number;
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
+  attributes: OtlpKeyValue[];
+  status: { code: number };
+}
+
+export interface OtlpTracesRequest {
+  resourceSpans: Array<{
+    resource: { attributes: OtlpKeyValue[] };
+    scopeSpans: Array<{ scope: { name: string; version: string }; spans: OtlpSpan[] }>;
+  }>;
+}
+
+/** The instrumentation scope every keel span is reported under. */
+export interface OtlpScope {
+  readonly name: string;
+  readonly version: string;
+}
+
+/** One attribute value: whole numbers in the int64 range as intValue, other numbers as doubleValue. */
+export function otlpValue(value: SpanAttributeValue): OtlpAnyValue {
+  if (typeof value === "string") return { stringValue: value };
+  if (typeof value === "boolean") return { boolValue: value };
+  if (Number.isSafeInteger(value)) return { intValue: String(value) };
+  return { doubleValue: value };
+}
+
+export function otlpAttributes(attrs: Readonly<Record<string, SpanAttributeValue>>): OtlpKeyValue[] {
+  const out: OtlpKeyValue[] = [];
+  for (const key of Object.keys(attrs)) {
+    const value = attrs[key];
+    if (value === undefined) continue;
+    // NaN and infinities have no JSON form; drop them rather than send null.
+    if (typeof value === "number" && !Number.isFinite(value)) continue;
+    out.push({ key, value: otlpValue(value) });
+  }
+  return out;
+}
+
+const NANOS_PER_MS = 1_000_000n;
+
+/** Epoch milliseconds (fractional) as decimal nanoseconds, without going through a lossy double. */
+export function unixNanos(epochMs: number): string {
+  const whole = Math.floor(epochMs);
+  const fraction = Math.round((epochMs - whole) * 1e6);
+  return (BigInt(whole) * NANOS_PER_MS + BigInt(fraction)).toString();
+}
+
+export function otlpSpan(record: SpanRecord): OtlpSpan {
+  const attributes = otlpAttributes(record.attributes);
+  if (record.requestId !== "") attributes.push({ key: "keel.request_id", value: { stringValue: record.requestId } });
+  const flags = Number.parseInt(record.traceFlags, 16);
+  const span: OtlpSpan = {
+    traceId: record.traceId,
+    spanId: record.spanId,
+    flags: Number.isInteger(flags) ? flags & 0xff : 0,
+    name: record.name,
+    kind: SPAN_KIND[record.kind],
+    startTimeUnixNano: unixNanos(record.startTime),
+    endTimeUnixNano: unixNanos(record.startTime + record.durationMs),
+    attributes,
+    status: { code: STATUS_CODE[record.status] },
+  };
+  if (record.parentSpanId !== "") span.parentSpanId = record.parentSpanId;
+  return span;
+}
+
+/** The request body for one batch: one resource, one scope. */
+export function otlpTracesRequest(spans: readonly SpanRecord[], resource: Readonly<Record<string, SpanAttributeValue>>, scope: OtlpScope): OtlpTracesRequest {
+  return {
+    resourceSpans: [
+      {
+        resource: { attributes: otlpAttributes(resource) },
+        scopeSpans: [{ scope: { name: scope.name, version: scope.version }, spans: spans.map(otlpSpan) }],
+      },
+    ],
+  };
+}

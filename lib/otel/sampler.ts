@@ -1,0 +1,83 @@
+// Samplers as the OpenTelemetry SDK names them (OTEL_TRACES_SAMPLER): always_on, always_off,
+// traceidratio and the parent-based forms. A sampler decides once per trace, when the server span
+// starts; `production({ spans: { sampler } })` applies the decision (see TraceSampler there).
+
+/** The incoming parent, as far as sampling cares: was it sampled? */
+export interface SamplingParent {
+  readonly sampled: boolean;
+}
+
+export interface Sampler {
+  /** `parent` is null for a new trace. */
+  shouldSample(traceId: string, parent: SamplingParent | null): boolean;
+  /** The SDK's description, e.g. "ParentBased{root=TraceIdRatioBased{0.25}}". */
+  readonly description: string;
+}
+
+export const alwaysOnSampler: Sampler = { shouldSample: () => true, description: "AlwaysOnSampler" };
+export const alwaysOffSampler: Sampler = { shouldSample: () => false, description: "AlwaysOffSampler" };
+
+// The last 13 hex digits of the trace id (52 bits, exact in a double) read as a fraction of 2^52.
+// They are among the random part of a W3C trace id, so the decision is uniform and the same for
+// every service that sees the trace with the same ratio.
+const RATIO_DIGITS = 13;
+const RATIO_SPAN = 2 ** 52;
+
+/** Samples `ratio` of traces (0..1), decided by the trace id alone. */
+export function traceIdRatioSampler(ratio: number): Sampler {
+  if (typeof ratio !== "number" || !(ratio >= 0 && ratio <= 1)) throw new TypeError(`traceIdRatioSampler(): ratio must be a number in [0, 1], got ${String(ratio)}`);
+  const threshold = ratio * RATIO_SPAN;
+  return {
+    shouldSample(traceId) {
+      if (ratio === 0) return false;
+      if (ratio === 1) return true;
+      const low = Number.parseInt(traceId.slice(-RATIO_DIGITS), 16);
+      return Number.isFinite(low) && low < threshold;
+    },
+    description: `TraceIdRatioBased{${ratio}}`,
+  };
+}
+
+export interface ParentBasedOptions {
+  /** Decides traces that start here (no parent). */
+  root: Sampler;
+  /** Used when the parent was sampled (default: always on). */
+  sampledParent?: Sampler;
+  /** Used when the parent was not sampled (default: always off). */
+  unsampledParent?: Sampler;
+}
+
+/** Follows the parent's decision when there is one; `root` decides new traces. */
+export function parentBasedSampler(options: ParentBasedOptions): Sampler {
+  const { root } = options;
+  const sampled = options.sampledParent ?? alwaysOnSampler;
+  const unsampled = options.unsampledParent ?? alwaysOffSampler;
+  return {
+    shouldSample(traceId, parent) {
+      if (parent === null) return root.shouldSample(traceId, null);
+      return (parent.sampled ? sampled : unsampled).shouldSample(traceId, parent);
+    },
+    description: `ParentBased{root=${root.description}}`,
+  };
+}
+
+export const SAMPLER_NAMES = ["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"] as const;
+export type SamplerName = (typeof SAMPLER_NAMES)[number];
+
+/** The sampler an OTEL_TRACES_SAMPLER name stands for; `ratio` is for the traceidratio forms. */
+export function namedSampler(name: SamplerName, ratio = 1): Sampler {
+  switch (name) {
+    case "always_on":
+      return alwaysOnSampler;
+    case "always_off":
+      return alwaysOffSampler;
+    case "traceidratio":
+      return traceIdRatioSampler(ratio);
+    case "parentbased_always_on":
+      return parentBasedSampler({ root: alwaysOnSampler });
+    case "parentbased_always_off":
+      return parentBasedSampler({ root: alwaysOffSampler });
+    case "parentbased_traceidratio":
+      return parentBasedSampler({ root: traceIdRatioSampler(ratio) });
+  }
+}
