@@ -8,7 +8,7 @@ export { Histogram, DEFAULT_SECONDS_BUCKETS, type HistogramOptions } from "./his
 export { DEFAULT_MAX_SERIES, type LabelValues, type MetricOptions, type MetricType } from "./metric.js";
 export type { CounterSeries, GaugeSeries, HistogramSeries, Series } from "./series.js";
 export { exposition, formatValue, PROMETHEUS_CONTENT_TYPE, OPENMETRICS_CONTENT_TYPE, type AnyMetric, type ExpositionFormat } from "./exposition.js";
-export { negotiateFormat } from "./negotiate.js";
+export { negotiateFormat as negotiateMetricsFormat } from "./negotiate.js";
 export { httpMetrics, DEFAULT_BODY_SIZE_BUCKETS, type HttpMetricsOptions } from "./http-metrics.js";
 export { processMetrics, type ProcessMetricsOptions } from "./process-metrics.js";
 export { jobQueueMetrics, type JobQueueMetricsOptions, type JobQueueStatsSource } from "./job-queue-metrics.js";

@@ -3,7 +3,7 @@
 // checked at registration, the label-set limit exactly at its boundary, and Accept negotiation.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { MetricsRegistry, negotiateFormat, type Collector } from "../../lib/metrics/index.js";
+import { MetricsRegistry, negotiateMetricsFormat as negotiateFormat, type Collector } from "../../lib/metrics/index.js";
 
 /** The two families every registry has, as each format writes them (no samples yet). */
 const KEEL_PROMETHEUS =

@@ -77,7 +77,7 @@ export async function runService<S extends CliSpec = {}>(options: RunServiceOpti
 function commandsHelp(description: string | undefined, commands: Readonly<Record<string, ServiceCommand>> | undefined): string | undefined {
   if (commands === undefined || Object.keys(commands).length === 0) return description;
   const lines = Object.entries(commands).map(([name, c]) => `  ${name} ${c.summary}`);
-  return `${description ?? "A keel service."}\n\nCommands (instead of serving):\n${lines.join("\n")}`;
+  return `${description ?? "A keel service."}\n\nCommands (instead of serving):\n${lines.join("\n")}\n`;
 }
 
 function programName(options: { program?: string }): string {

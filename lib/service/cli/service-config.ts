@@ -212,7 +212,9 @@ export function serviceHelp(program = "node dist/server.js", description = "A ke
     allOptions(settings),
     `${program} [options]`,
     description +
-      " Logs are JSON lines on stdout (pino format).\n" +
+      // A description that ends a block (the list of subcommands) is followed by a blank line.
+      (description.endsWith("\n") ? "\n" : " ") +
+      "Logs are JSON lines on stdout (pino format).\n" +
       `SIGTERM/SIGINT drain in-flight requests, then exit 0. --workers 0 means ${cpuNote()}.`,
   );
 }
