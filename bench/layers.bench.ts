@@ -30,6 +30,10 @@ import { audit, auditLog, memoryAuditSink } from "../lib/audit/index.js";
 import { insight } from "../lib/insight/index.js";
 import { metrics, MetricsRegistry } from "../lib/metrics/index.js";
 import { MemoryReplayStore, replay } from "../lib/replay/index.js";
+import { otlpExporter } from "../lib/otel/index.js";
+import { production } from "../lib/service/index.js";
+import { createServer } from "node:http";
+import { Writable } from "node:stream";
 
 const quick = process.argv.includes("--quick");
 const asJson = process.argv.includes("--json");
@@ -55,6 +59,22 @@ function helloApp(layers: Layer[], plugins: Array<(app: App) => void> = []): App
   );
 }
 
+// Tracing: the production baseline writes its access lines to a sink that drops them; the OTLP
+// exporter posts its batches to a loopback receiver in this process that answers 200.
+const receiver = createServer((req, res) => {
+  req.resume();
+  req.on("end", () => res.end("{}"));
+});
+await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+receiver.unref();
+const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/v1/traces`;
+const discard = () => new Writable({ write: (_chunk, _encoding, done) => done() });
+const baseline = (export_: boolean) => {
+  const exporter = export_ ? otlpExporter({ url: receiverUrl, serviceName: "bench" }) : null;
+  const prod = production({ service: "bench", destination: discard(), probes: false, ...(exporter === null ? {} : { spans: { onSpan: exporter, sampler: exporter.sampler } }) });
+  return (app: App) => prod.register(app);
+};
+
 const generous = () => rateLimit({ capacity: 1e9, refillPerSecond: 1e9 });
 const all = (): Layer[] => [compression(), generous(), timeout(5000), idempotency(), circuitBreaker(), retry(), responseCache()];
 
@@ -73,6 +93,9 @@ const cases: Case[] = [
   { name: "insight", app: helloApp([], [insight()]), request: { url: "/hello" } },
   { name: "replay (every request)", app: helloApp([], [replay({ sampleRate: 1, store: new MemoryReplayStore() })]), request: { url: "/hello" } },
   { name: "audit (auto, nothing to record)", app: helloApp([], [audit({ log: auditLog({ sink: memoryAuditSink() }) })]), request: { url: "/hello" } },
+  { name: "production baseline (request id, span, access line)", app: helloApp([], [baseline(false)]), request: { url: "/hello" } },
+  { name: "production baseline + OTLP export", app: helloApp([], [baseline(true)]), request: { url: "/hello" } },
+  { name: "production + OTLP export + metrics", app: helloApp([], [baseline(true), metrics({ registry: new MetricsRegistry(), process: false })]), request: { url: "/hello" } },
   { name: "no layers, 4 KiB JSON", app: helloApp([]), request: { url: "/big", headers: { "accept-encoding": "gzip" } } },
   { name: "compression gzip, 4 KiB JSON", app: helloApp([compression({ encodings: ["gzip"] })]), request: { url: "/big", headers: { "accept-encoding": "gzip" } } },
 ];
