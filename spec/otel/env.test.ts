@@ -2,7 +2,8 @@
 // TypeError naming the variable for every value that cannot be used.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { otlpConfigFromEnv, otlpExporterFromEnv, UNKNOWN_SERVICE } from "../../lib/otel/index.js";
+import { readFileSync } from "node:fs";
+import { KEEL_SCOPE, otlpConfigFromEnv, otlpExporterFromEnv, UNKNOWN_SERVICE } from "../../lib/otel/index.js";
 import type { SpanRecord } from "../../lib/service/index.js";
 import { checkOtlpTraces, startReceiver, type Receiver } from "./otlp-receiver.js";
 
@@ -198,5 +199,12 @@ describe("otlpExporterFromEnv(): end to end", () => {
     for (let i = 0; i < 5; i++) e(span);
     await e.shutdown();
     assert.deepEqual(receiver.received.map((r) => checkOtlpTraces(r.body).spans.length), [2, 2, 1]);
+  });
+});
+
+describe("the exporter's own version", () => {
+  it("is the package's version (telemetry.sdk.version and the scope)", () => {
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+    assert.equal(KEEL_SCOPE.version, pkg.version);
   });
 });
