@@ -8,7 +8,7 @@ import type { Logger } from "../util/logger.js";
 import type { SpanAttributeValue, SpanRecord, SpanSink } from "../service/index.js";
 import { validateHeaderName, validateHeaderValue } from "node:http";
 import { postJson, type PostResult } from "./http-post.js";
-import { otlpTracesRequest, type OtlpScope } from "./otlp-json.js";
+import { otlpTracesRequestJson, type OtlpScope } from "./otlp-json.js";
 import { isRetryable, retryDelay, retryPolicy, type RetryOptions, type RetryPolicy } from "./retry-policy.js";
 import type { Sampler } from "./sampler.js";
 import { KEEL_SCOPE, resourceAttributes } from "./resource.js";
@@ -155,7 +155,7 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
   };
 
   const exportBatch = async (batch: SpanRecord[]): Promise<void> => {
-    const body = JSON.stringify(otlpTracesRequest(batch, resource, scope));
+    const body = otlpTracesRequestJson(batch, resource, scope);
     for (let attempt = 1; ; attempt++) {
       const result: PostResult = await postJson(url, headers, body, timeoutMs);
       if (result.status >= 200 && result.status < 300) {
@@ -203,7 +203,9 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
 
   const sink = ((record: SpanRecord): void => {
     if (!isSampled(record.traceFlags)) return;
-    if (closed || queue.length >= maxQueueSize) {
+    // The body is written as text with the ids unquoted-checked: a record from elsewhere whose
+    // ids are not lowercase hex is counted as dropped, never allowed to break a batch.
+    if (closed || queue.length >= maxQueueSize || !hasHexIds(record)) {
       counts.dropped++;
       return;
     }
@@ -236,6 +238,13 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
 }
 
 /** `partialSuccess.rejectedSpans` of an OTLP answer, 0 when absent or unreadable. */
+const TRACE_ID = /^[0-9a-f]{32}$/;
+const SPAN_ID = /^[0-9a-f]{16}$/;
+
+function hasHexIds(record: SpanRecord): boolean {
+  return TRACE_ID.test(record.traceId) && SPAN_ID.test(record.spanId) && (record.parentSpanId === "" || SPAN_ID.test(record.parentSpanId));
+}
+
 function rejectedSpans(body: string, sent: number): number {
   if (body === "" || body === "{}") return 0;
   try {

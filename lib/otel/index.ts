@@ -23,6 +23,6 @@ export {
 } from "./sampler.js";
 export { tracedFetch } from "./traced-fetch.js";
 export { forwardableTraceState, TRACESTATE_HEADER } from "./trace-state.js";
-export { otlpTracesRequest, otlpSpan, otlpAttributes, unixNanos, SPAN_KIND, STATUS_CODE, type OtlpTracesRequest, type OtlpSpan, type OtlpKeyValue, type OtlpAnyValue, type OtlpScope } from "./otlp-json.js";
+export { otlpTracesRequest, otlpTracesRequestJson, otlpSpanJson, otlpSpan, otlpAttributes, unixNanos, SPAN_KIND, STATUS_CODE, type OtlpTracesRequest, type OtlpSpan, type OtlpKeyValue, type OtlpAnyValue, type OtlpScope } from "./otlp-json.js";
 export { RETRYABLE_STATUSES, parseRetryAfter, type RetryOptions as OtlpRetryOptions } from "./retry-policy.js";
 export { KEEL_SCOPE, UNKNOWN_SERVICE } from "./resource.js";

@@ -61,13 +61,20 @@ export function otlpAttributes(attrs: Readonly<Record<string, SpanAttributeValue
   return out;
 }
 
-const NANOS_PER_MS = 1_000_000n;
-
-/** Epoch milliseconds (fractional) as decimal nanoseconds, without going through a lossy double. */
+/**
+ * Epoch milliseconds (fractional) as decimal nanoseconds, without going through a lossy double:
+ * the whole milliseconds, then the nanoseconds within the millisecond as six digits.
+ */
 export function unixNanos(epochMs: number): string {
-  const whole = Math.floor(epochMs);
-  const fraction = Math.round((epochMs - whole) * 1e6);
-  return (BigInt(whole) * NANOS_PER_MS + BigInt(fraction)).toString();
+  let whole = Math.floor(epochMs);
+  let fraction = Math.round((epochMs - whole) * 1e6);
+  if (fraction === 1e6) {
+    whole += 1;
+    fraction = 0;
+  }
+  if (whole === 0) return String(fraction);
+  const digits = String(fraction);
+  return String(whole) + "000000".slice(digits.length) + digits;
 }
 
 export function otlpSpan(record: SpanRecord): OtlpSpan {
@@ -99,4 +106,66 @@ export function otlpTracesRequest(spans: readonly SpanRecord[], resource: Readon
       },
     ],
   };
+}
+
+// ---- the same body written as text, for the exporter: no object tree per span ----
+
+// Attribute keys and most values repeat from span to span (method, route, scheme, address):
+// their JSON text is kept, up to a bound, instead of being escaped again for every span.
+const QUOTED_MAX = 4096;
+const quotedCache = new Map<string, string>();
+
+function quoted(text: string): string {
+  let q = quotedCache.get(text);
+  if (q === undefined) {
+    q = JSON.stringify(text);
+    if (quotedCache.size < QUOTED_MAX && text.length <= 256) quotedCache.set(text, q);
+  }
+  return q;
+}
+
+function anyValueJson(value: SpanAttributeValue): string {
+  if (typeof value === "string") return '{"stringValue":' + quoted(value) + "}";
+  if (typeof value === "boolean") return value ? '{"boolValue":true}' : '{"boolValue":false}';
+  if (Number.isSafeInteger(value)) return '{"intValue":"' + value + '"}';
+  return '{"doubleValue":' + value + "}";
+}
+
+/** `otlpAttributes` as JSON text (without the brackets); "" when there is none. */
+function attributesJson(attrs: Readonly<Record<string, SpanAttributeValue>>): string {
+  let out = "";
+  for (const key in attrs) {
+    const value = attrs[key];
+    if (value === undefined || (typeof value === "number" && !Number.isFinite(value))) continue;
+    out += (out === "" ? "" : ",") + '{"key":' + quoted(key) + ',"value":' + anyValueJson(value) + "}";
+  }
+  return out;
+}
+
+/** `JSON.stringify(otlpSpan(record))`, written directly (the exporter's per-span cost). */
+export function otlpSpanJson(record: SpanRecord): string {
+  let attributes = attributesJson(record.attributes);
+  if (record.requestId !== "") attributes += (attributes === "" ? "" : ",") + '{"key":"keel.request_id","value":{"stringValue":' + JSON.stringify(record.requestId) + "}}";
+  const flags = Number.parseInt(record.traceFlags, 16);
+  return (
+    // Ids are lowercase hex: the exporter drops any record whose ids are not (hasHexIds).
+    '{"traceId":"' + record.traceId +
+    '","spanId":"' + record.spanId + '"' +
+    ',"flags":' + (Number.isInteger(flags) ? flags & 0xff : 0) +
+    ',"name":' + quoted(record.name) +
+    ',"kind":' + SPAN_KIND[record.kind] +
+    ',"startTimeUnixNano":"' + unixNanos(record.startTime) +
+    '","endTimeUnixNano":"' + unixNanos(record.startTime + record.durationMs) +
+    '","attributes":[' + attributes +
+    '],"status":{"code":' + STATUS_CODE[record.status] + "}" +
+    (record.parentSpanId === "" ? "" : ',"parentSpanId":"' + record.parentSpanId + '"') +
+    "}"
+  );
+}
+
+/** `JSON.stringify(otlpTracesRequest(...))`, written directly. */
+export function otlpTracesRequestJson(spans: readonly SpanRecord[], resource: Readonly<Record<string, SpanAttributeValue>>, scope: OtlpScope): string {
+  let body = '{"resourceSpans":[{"resource":{"attributes":[' + attributesJson(resource) + ']},"scopeSpans":[{"scope":{"name":' + JSON.stringify(scope.name) + ',"version":' + JSON.stringify(scope.version) + '},"spans":[';
+  for (let i = 0; i < spans.length; i++) body += (i === 0 ? "" : ",") + otlpSpanJson(spans[i]!);
+  return body + "]}]}]}";
 }

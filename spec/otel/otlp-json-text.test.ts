@@ -1,0 +1,58 @@
+// The exporter writes each batch as text (otlpTracesRequestJson) instead of stringifying an
+// object tree: the text must be exactly JSON.stringify(otlpTracesRequest(...)) for every kind of
+// span, and unixNanos must match exact BigInt arithmetic.
+import assert from "node:assert/strict";
+import { it } from "node:test";
+import { otlpExporter, otlpTracesRequest, otlpTracesRequestJson, unixNanos } from "../../lib/otel/index.js";
+import type { SpanRecord } from "../../lib/service/index.js";
+
+function span(over: Partial<SpanRecord>): SpanRecord {
+  return {
+    name: "GET /users/{id}",
+    kind: "server",
+    traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
+    spanId: "00f067aa0ba902b7",
+    parentSpanId: "",
+    traceFlags: "01",
+    startTime: 1795632555945.123456,
+    durationMs: 0.25,
+    status: "ok",
+    requestId: "",
+    attributes: {},
+    ...over,
+  };
+}
+
+it("writes the same text as JSON.stringify of the object form", () => {
+  const spans: SpanRecord[] = [
+    span({}),
+    span({ kind: "internal", parentSpanId: "a3ce929d0e0e4736", requestId: "req-1", status: "error", traceFlags: "00" }),
+    span({ kind: "client", name: 'say "hi"\\n\u2028 ünï', attributes: { "a.string": "x\"y\\z\n", "an.int": 42, "neg": -7, "a.double": 0.5, "big": 2 ** 60, "yes": true, "no": false, "nan": Number.NaN, "inf": Infinity } }),
+    span({ startTime: 0.9999999, durationMs: 0, traceFlags: "zz" }),
+  ];
+  const resource = { "service.name": "svc \"quoted\"", "service.version": "1.2.3", "host.cpus": 2 };
+  const scope = { name: "keel", version: "0.1.0" };
+  assert.equal(otlpTracesRequestJson(spans, resource, scope), JSON.stringify(otlpTracesRequest(spans, resource, scope)));
+  assert.equal(otlpTracesRequestJson([], {}, scope), JSON.stringify(otlpTracesRequest([], {}, scope)));
+});
+
+it("unixNanos is exact: the same digits as BigInt arithmetic, carry included", () => {
+  const exact = (ms: number): string => {
+    const whole = Math.floor(ms);
+    return (BigInt(whole) * 1_000_000n + BigInt(Math.round((ms - whole) * 1e6))).toString();
+  };
+  const samples = [0, 0.5, 0.9999999, 1, 1795632555945, 1795632555945.123456, 1795632555945.9999996, 1e-7];
+  for (let i = 0; i < 2000; i++) samples.push(Math.random() * 2e12, Math.floor(Math.random() * 2e12) + Math.random() / 1000);
+  for (const ms of samples) assert.equal(unixNanos(ms), exact(ms), String(ms));
+});
+
+it("the exporter drops (and counts) a record whose ids are not lowercase hex, so the text body stays valid JSON", () => {
+  const exporter = otlpExporter({ url: "http://127.0.0.1:9/v1/traces", scheduleDelayMs: 60_000 });
+  exporter(span({ traceId: 'x"}' }));
+  exporter(span({ spanId: "00F067AA0BA902B7" }));
+  exporter(span({ parentSpanId: "nothex" }));
+  assert.equal(exporter.stats().dropped, 3);
+  assert.equal(exporter.stats().queued, 0);
+  exporter(span({}));
+  assert.equal(exporter.stats().queued, 1);
+});
