@@ -4,7 +4,7 @@
 // reordered or truncated record. `audit()` is the app plugin and the handlers' recorder.
 export { auditLog, type AuditLog, type AuditLogOptions } from "./audit-log.js";
 export { fileAuditSink, AuditLogOpenError, DEFAULT_AUDIT_FILE_BYTES, type FileAuditSinkOptions, type AuditFsyncPolicy } from "./file-sink.js";
-export { memoryAuditSink, type MemoryAuditSink } from "./memory-sink.js";
+export { memoryAuditSink, DEFAULT_MEMORY_AUDIT_LINES, type MemoryAuditSink, type MemoryAuditSinkOptions } from "./memory-sink.js";
 export { FRESH_HEAD, type AuditSink, type AuditSinkOpening, type AuditChainHead, type TornLineReport } from "./sink.js";
 export { GENESIS_HASH, lineHash, type AuditEvent, type AuditRecord, type AuditOutcome, type AuditActor } from "./record.js";
 export { REDACTED as AUDIT_REDACTED } from "./redact.js";

@@ -25,14 +25,17 @@ export interface SampleObservabilityOptions {
 export const SAMPLE_REDACTED_FIELDS = ["password", "token", "secret", "csrf_token", "_csrf"];
 
 /**
- * Request recording for replay: one request in ten by default, bodies capped, secrets redacted. Registered
- * inside compression (by the caller) so bodies are recorded as the handler made them.
+ * Request recording for replay: one request in ten by default, secrets redacted, bodies capped
+ * at 16 KiB and at most 200 records in memory (a few MiB at most) unless a file is configured.
+ * Registered inside compression (by the caller) so bodies are recorded as the handler made them.
  */
 export function sampleReplay(options: SampleObservabilityOptions): ReplayPlugin {
   return replay({
     sampleRate: options.replaySampleRate ?? 0.1,
     redactFields: SAMPLE_REDACTED_FIELDS,
-    store: options.replayFile === undefined ? new MemoryReplayStore() : new FileReplayStore({ path: options.replayFile }),
+    maxRequestBody: 16 * 1024,
+    maxResponseBody: 16 * 1024,
+    store: options.replayFile === undefined ? new MemoryReplayStore({ capacity: 200 }) : new FileReplayStore({ path: options.replayFile }),
     adminPath: "/admin/replays",
     ...(options.adminToken === undefined ? {} : { adminToken: options.adminToken }),
   });
@@ -44,7 +47,8 @@ export function registerSampleObservability(app: App, jobs: JobQueue, options: S
   app.register(metrics({ registry, path: "/metrics" }));
   const admin = options.adminToken === undefined ? {} : { adminToken: options.adminToken };
   app.register(insight({ ...admin, adminPath: "/admin/insight" }));
-  const log = auditLog({ sink: options.auditDir === undefined ? memoryAuditSink() : fileAuditSink({ dir: options.auditDir }) });
+  // In memory (no KEEL_AUDIT_DIR): the newest 1,000 records, so refused requests cannot grow it.
+  const log = auditLog({ sink: options.auditDir === undefined ? memoryAuditSink({ maxLines: 1000 }) : fileAuditSink({ dir: options.auditDir }) });
   app.register(audit({ log }));
   app.onShutdown(() => log.close());
 }

@@ -232,3 +232,16 @@ describe("auditLog() with a file sink", () => {
     assert.equal(sink.lines().length, 1);
   });
 });
+
+describe("memoryAuditSink bounds", () => {
+  it("keeps the newest maxLines lines, and refuses a bad bound", async () => {
+    const sink = memoryAuditSink({ maxLines: 5 });
+    const log = auditLog({ sink });
+    for (let i = 0; i < 23; i++) await log.record({ action: `a${i}`, outcome: "success" });
+    await log.flush();
+    const kept = sink.lines().map((l) => (JSON.parse(l) as { action: string }).action);
+    assert.deepEqual(kept, ["a18", "a19", "a20", "a21", "a22"]);
+    assert.throws(() => memoryAuditSink({ maxLines: 0 }), TypeError);
+    await log.close();
+  });
+});
