@@ -408,7 +408,7 @@ export class App {
    * Internal: when the listener stops accepting, long-lived answers end so their clients go
    * elsewhere: event streams end after what was sent, WebSocket connections close with 1001.
    */
-  closeUpgraded(timeoutMs: number): Promise<void> {
+  closeLongLived(timeoutMs: number): Promise<void> {
     const streams = this.runtime.liveStreams;
     this.runtime.liveStreams = null;
     if (streams !== null) for (const s of streams) s.close();

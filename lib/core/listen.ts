@@ -78,7 +78,7 @@ export interface Listenable {
   readonly upgradeHandler: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
   readonly hasWebSocketRoutes: boolean;
   /** End event streams and close upgraded connections (WebSocket 1001) when the listener stops accepting. */
-  closeUpgraded(timeoutMs: number): Promise<void>;
+  closeLongLived(timeoutMs: number): Promise<void>;
 }
 
 /**
@@ -161,7 +161,7 @@ export async function listenApp(app: Listenable, options: ListenOptions): Promis
         });
       }, timeout);
       // Upgraded sockets are the server's connections too: close() waits for them to go away.
-      void app.closeUpgraded(timeout);
+      void app.closeLongLived(timeout);
       server.close(() => {
         clearInterval(sweeper);
         clearTimeout(deadline);

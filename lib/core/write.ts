@@ -96,7 +96,7 @@ function hasBody(req: IncomingMessage): boolean {
   return h["transfer-encoding"] !== undefined || (h["content-length"] !== undefined && h["content-length"] !== "0");
 }
 
-/** An event stream ends when the server drains (see App.closeUpgraded); one started after that ends now. */
+/** An event stream ends when the server drains (see App.closeLongLived); one started after that ends now. */
 function trackLiveStream(ctx: Context, stream: SseStream): void {
   const live = ctx.runtime.liveStreams;
   if (live === null) {
