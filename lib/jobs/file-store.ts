@@ -9,7 +9,7 @@
 import { mkdir, open, readFile, rename, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { LOG_LEVELS, createJsonLogger, type Logger } from "../util/logger.js";
-import { lockDirectory } from "./dir-lock.js";
+import { lockStoreDirectory } from "./dir-lock.js";
 import { encodeJournalLine, readJournal } from "./journal-codec.js";
 import type { JobCounts, JobRecord, JobState } from "./job-record.js";
 import type { JobStore } from "./job-store.js";
@@ -124,7 +124,7 @@ export class FileJobStore implements JobStore {
   async open(now: number): Promise<void> {
     if (this.state !== "new") throw new Error("FileJobStore: open() may be called once");
     await mkdir(this.dir, { recursive: true });
-    this.unlock = await lockDirectory(this.dir);
+    this.unlock = await lockStoreDirectory(this.dir);
     try {
       let buf: Buffer;
       try {
