@@ -3,7 +3,6 @@
 // services, and the flip to NOT_SERVING when close() begins.
 import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -11,14 +10,10 @@ import { silentLogger } from "../../lib/index.js";
 import {
   GrpcStatus, grpcServer, HEALTH_PROTO_SOURCE, healthService, healthServiceDescriptor, type GrpcListeningServer, type HealthService,
 } from "../../lib/grpc/index.js";
-import { testPeer } from "../support/test-peers.js";
+import { grpc, grpcPeersSkip, protoLoader } from "../support/grpc-peers.js";
 
 type Any = any;
-const grpcDir = await testPeer("@grpc/grpc-js", "1.14.7");
-const loaderDir = await testPeer("@grpc/proto-loader", "0.8.1");
-const skip = grpcDir === null || loaderDir === null ? "@grpc/grpc-js or @grpc/proto-loader could not be installed (offline?)" : false;
-const grpc: Any = grpcDir === null ? undefined : createRequire(join(grpcDir, "package.json"))(grpcDir);
-const protoLoader: Any = loaderDir === null ? undefined : createRequire(join(loaderDir, "package.json"))(loaderDir);
+const skip = grpcPeersSkip;
 
 function healthClientClass(): Any {
   const path = join(mkdtempSync(join(tmpdir(), "keel-health-")), "health.proto");

@@ -6,7 +6,6 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect, type ClientHttp2Session, type IncomingHttpHeaders } from "node:http2";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -17,7 +16,7 @@ import {
   type GrpcServer, type GrpcServerOptions, type ProtoRoot,
 } from "../../lib/grpc/index.js";
 import { captureLogger } from "../support/capture-logger.js";
-import { testPeer } from "../support/test-peers.js";
+import { grpc, grpcPeersSkip, protoLoader } from "../support/grpc-peers.js";
 
 const USERS_PROTO = fileURLToPath(new URL("./fixtures/users.proto", import.meta.url));
 // Client streaming, bidi, a call that waits for its signal, and bytes for the size limits.
@@ -45,11 +44,7 @@ const StreamsService = streams.services.get("test.v1.Streams")!;
 
 // ---- grpc-js, loaded from the test-peer directory -------------------------------------------
 type Any = any;
-const grpcDir = await testPeer("@grpc/grpc-js", "1.14.7");
-const loaderDir = await testPeer("@grpc/proto-loader", "0.8.1");
-const skip = grpcDir === null || loaderDir === null ? "@grpc/grpc-js or @grpc/proto-loader could not be installed (offline?)" : false;
-const grpc: Any = grpcDir === null ? undefined : createRequire(join(grpcDir, "package.json"))(grpcDir);
-const protoLoader: Any = loaderDir === null ? undefined : createRequire(join(loaderDir, "package.json"))(loaderDir);
+const skip = grpcPeersSkip;
 
 function clientClasses(): { Users: Any; Streams: Any; Health: Any } {
   const opts = { longs: String, enums: String, defaults: true, oneofs: true };

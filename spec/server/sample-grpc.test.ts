@@ -3,7 +3,6 @@
 // grpc.health.v1 answering SERVING, and the server drained with the app.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -12,14 +11,10 @@ import { HEALTH_PROTO_SOURCE } from "../../lib/grpc/index.js";
 import { createSampleApp, USERS_PROTO, UserStore } from "../../lib/sample/index.js";
 import { captureLogger } from "../support/capture-logger.js";
 import { send } from "../support/http.js";
-import { testPeer } from "../support/test-peers.js";
+import { grpc, grpcPeersSkip, protoLoader } from "../support/grpc-peers.js";
 
 type Any = any;
-const grpcDir = await testPeer("@grpc/grpc-js", "1.14.7");
-const loaderDir = await testPeer("@grpc/proto-loader", "0.8.1");
-const skip = grpcDir === null || loaderDir === null ? "@grpc/grpc-js or @grpc/proto-loader could not be installed (offline?)" : false;
-const grpc: Any = grpcDir === null ? undefined : createRequire(join(grpcDir, "package.json"))(grpcDir);
-const protoLoader: Any = loaderDir === null ? undefined : createRequire(join(loaderDir, "package.json"))(loaderDir);
+const skip = grpcPeersSkip;
 
 function unary(client: Any, method: string, request: object): Promise<{ value?: Any; error?: Any }> {
   return new Promise((resolve) => client[method](request, (error: Any, value: Any) => resolve(error ? { error } : { value })));

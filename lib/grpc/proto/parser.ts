@@ -290,6 +290,17 @@ class Parser {
     }
     const typeAt = this.peek();
     const typeName = this.typeName();
+    const { nameToken, number, options } = this.fieldRest(scope);
+    if ("packed" in options && (label !== "repeated" || typeName === "string" || typeName === "bytes")) {
+      this.fail("[packed] applies only to repeated scalar or enum fields", nameToken);
+    }
+    return oneof === undefined
+      ? { name: nameToken.text, number, label, typeName, options, at, typeAt }
+      : { name: nameToken.text, number, label, typeName, oneof, options, at, typeAt };
+  }
+
+  /** What follows a field's type: `name = number [options];`, the name declared in `scope`. */
+  private fieldRest(scope: Scope): { nameToken: Token; number: number; options: ReturnType<Parser["bracketOptions"]> } {
     const nameToken = this.expectIdent("a field name");
     this.expectSymbol("=");
     const number = this.fieldNumber();
@@ -297,12 +308,7 @@ class Parser {
     this.expectSymbol(";");
     scope.declare(nameToken.text, nameToken, this);
     checkJsSafe(nameToken, this);
-    if ("packed" in options && (label !== "repeated" || typeName === "string" || typeName === "bytes")) {
-      this.fail("[packed] applies only to repeated scalar or enum fields", nameToken);
-    }
-    return oneof === undefined
-      ? { name: nameToken.text, number, label, typeName, options, at, typeAt }
-      : { name: nameToken.text, number, label, typeName, oneof, options, at, typeAt };
+    return { nameToken, number, options };
   }
 
   private fieldNumber(): number {
@@ -324,13 +330,7 @@ class Parser {
     if (this.isKeyword("map")) this.fail("map values cannot be maps");
     const typeName = this.typeName();
     this.expectSymbol(">");
-    const nameToken = this.expectIdent("a field name");
-    this.expectSymbol("=");
-    const number = this.fieldNumber();
-    const options = this.bracketOptions();
-    this.expectSymbol(";");
-    scope.declare(nameToken.text, nameToken, this);
-    checkJsSafe(nameToken, this);
+    const { nameToken, number, options } = this.fieldRest(scope);
     return { name: nameToken.text, number, label: "map", typeName, mapKey, options, at, typeAt };
   }
 
