@@ -21,10 +21,10 @@ export function isBodyless(method: string, status: number): boolean {
  * Fill in Content-Length (for byte bodies) and Connection (while draining, HTTP/1 only: an
  * HTTP/2 session is sent a GOAWAY instead, and its replies lose every connection-specific header).
  */
-export function finalizeHeaders(ctx: Context, reply: Reply): void {
+export function finalizeHeaders(ctx: Context, reply: Reply, http2 = isHttp2Request(ctx.req)): void {
   const h = reply.headers;
   const body = reply.body;
-  if (isHttp2Request(ctx.req)) stripConnectionHeaders(h);
+  if (http2) stripConnectionHeaders(h);
   else if (ctx.runtime.draining) h["connection"] = "close";
   if (reply.status === 204 || reply.status < 200) {
     delete h["content-length"];
@@ -56,8 +56,8 @@ export function settledReply(ctx: Context, value: Reply): Reply {
 export function writeReply(ctx: Context, value: Reply): void {
   const res = ctx.res!;
   const reply = settledReply(ctx, value);
-  finalizeHeaders(ctx, reply);
   const http2 = isHttp2Request(ctx.req);
+  finalizeHeaders(ctx, reply, http2);
   // Answering before the body was read: should the connection close after this answer (our
   // `connection: close`, the client's, a last request), discard the rest first (lingering-close.ts).
   // An HTTP/2 stream's unread body is refused by the stream alone; its socket is the session's.
@@ -74,7 +74,7 @@ export function writeReply(ctx: Context, value: Reply): void {
     // HTTP/2 keeps the headers set before the bad one: the error answer must not carry them.
     for (const name of res.getHeaderNames()) res.removeHeader(name);
     const fallback = errorReply(ctx, err);
-    finalizeHeaders(ctx, fallback);
+    finalizeHeaders(ctx, fallback, http2);
     res.writeHead(fallback.status, fallback.headers as Record<string, string | number>);
     res.end(fallback.body as string);
     discardStream(reply.body);

@@ -82,8 +82,8 @@ describe("sample WebSocket routes", () => {
     const bob = await open("/api/v1/ws/chat?room=lobby", ["chat", `bearer.${token("bob")}`]);
     const other = await open("/api/v1/ws/chat?room=elsewhere", ["chat", `bearer.${token("eve")}`]);
     assert.equal(bob.protocol, "chat", "the server selects chat, never the token");
-    let otherGot = false;
-    other.on("message", () => (otherGot = true));
+    const toOtherRoom: string[] = [];
+    other.on("message", (d) => void toOtherRoom.push(d.toString("utf8")));
     const toAlice = next(alice);
     const toBob = next(bob);
     alice.send("hi all");
@@ -94,7 +94,9 @@ describe("sample WebSocket routes", () => {
     const toOther = next(other);
     other.send("ping");
     assert.deepEqual(await toOther, [JSON.stringify({ from: "eve", text: "ping" }), false]);
-    assert.equal(otherGot, true);
+    // Messages on one connection arrive in order: had alice's been broadcast to the other room,
+    // it would be here before eve's own.
+    assert.deepEqual(toOtherRoom, [JSON.stringify({ from: "eve", text: "ping" })]);
     for (const c of [alice, bob, other]) c.close(1000);
   });
 
