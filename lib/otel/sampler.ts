@@ -1,6 +1,6 @@
 // Samplers as the OpenTelemetry SDK names them (OTEL_TRACES_SAMPLER): always_on, always_off,
 // traceidratio and the parent-based forms. A sampler decides once per trace, when the server span
-// starts; `production({ spans: { sampler } })` applies the decision (see TraceSampler there).
+// starts; `production({ spans: { sampler } })` (or `accessLog({ sampler })`) applies the decision (TraceSampler in access-log.ts).
 
 /** The incoming parent, as far as sampling cares: was it sampled? */
 export interface SamplingParent {

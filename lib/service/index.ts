@@ -2,7 +2,7 @@
 // probes), the buffered JSON logger, health checks, and runService() for the process around it
 // (flags and environment, cluster workers, signal handling, graceful drain).
 export { production, type Production, type ProductionOptions, type ProductionSpanOptions, type ProductionAccessLogOptions, type ProductionProbeOptions } from "./production.js";
-export { accessLog, type AccessLogOptions } from "./observability/access-log.js";
+export { accessLog, type AccessLogOptions, type TraceSampler } from "./observability/access-log.js";
 export { createBufferedLogger, isJsonLogger, parseLogLevel, type JsonLogger, type BufferedLogger, type BufferedLoggerOptions } from "./observability/json-logger.js";
 export { createLogDestination, type LogDestination, type LogDestinationOptions } from "./observability/log-destination.js";
 export { redactHeaders, SECRET_HEADERS, REDACTED } from "./observability/redact.js";

@@ -14,13 +14,11 @@ import type { Writable } from "node:stream";
 import type { App } from "../core/app.js";
 import { isJsonLogger, type Logger, type LogLevelName } from "../util/logger.js";
 import type { Layer, RouteDefinition } from "../core/route.js";
-import type { Reply } from "../core/reply.js";
 import { requestId, type RequestIdOptions } from "../shared/request-id.js";
-import { accessLog } from "./observability/access-log.js";
+import { accessLog, type TraceSampler } from "./observability/access-log.js";
 import { createBufferedLogger } from "./observability/json-logger.js";
 import type { LogDestination } from "./observability/log-destination.js";
-import { errorType, getRequestSpan, requestSpanAttributes, safeSink, type SpanAttributeValue, type SpanRecord, type SpanSink } from "./observability/span.js";
-import { isSampledFlags } from "./observability/traceparent.js";
+import type { SpanSink } from "./observability/span.js";
 import { HealthChecks, type HealthCheck, type HealthCheckOptions } from "./probes/health-checks.js";
 import { probeRoutes, type ProbePaths } from "./probes/probe-routes.js";
 
@@ -40,11 +38,6 @@ export interface ProductionSpanOptions {
   sampler?: TraceSampler | undefined;
 }
 
-/** A per-trace sampling decision, taken once when the server span starts. */
-export interface TraceSampler {
-  /** `parent` is the incoming traceparent's sampled flag, null for a new trace. */
-  shouldSample(traceId: string, parent: { readonly sampled: boolean } | null): boolean;
-}
 
 export interface ProductionAccessLogOptions {
   /** Level of the per-request line (default info). */
@@ -107,67 +100,13 @@ function defined<T extends object>(o: T): { [K in keyof T]?: Exclude<T[K], undef
   return out as { [K in keyof T]?: Exclude<T[K], undefined> };
 }
 
-/**
- * With a sampler or span sinks: the layer inside the access-log layer that takes the sampling
- * decision before the handler runs and gathers the server span's request attributes, and the
- * sink that merges those attributes into the server span and drops unsampled spans. The access
- * log records the server span after its inner layers return, so the attributes are waiting
- * (keyed by span id) when the record arrives. Null when there is nothing to do.
- */
-function spanDetails(spans: ProductionSpanOptions, logger: Logger): { layer: Layer; onSpan: SpanSink } | null {
-  const sampler = spans.sampler;
-  const sinks: readonly SpanSink[] = spans.onSpan === undefined ? [] : typeof spans.onSpan === "function" ? [spans.onSpan] : spans.onSpan;
-  if (sampler === undefined && sinks.length === 0) return null;
-  if (spans.childSpans === false) {
-    throw new TypeError("production(): spans.sampler and spans.onSpan need the request span on the context (childSpans must not be false)");
-  }
-  const pending = new Map<string, Record<string, SpanAttributeValue>>();
-
-  const layer: Layer = async function spanDetailsLayer(ctx, next) {
-    const rs = getRequestSpan(ctx);
-    if (rs === null) return next(ctx);
-    if (sampler !== undefined) rs.setSampled(sampler.shouldSample(rs.traceId, rs.parentSpanId === "" ? null : { sampled: rs.sampled }));
-    if (sinks.length === 0 || !rs.sampled) return next(ctx);
-    const attrs = requestSpanAttributes(ctx);
-    const reply = await next(ctx);
-    if (reply.status >= 500) attrs["error.type"] = replyErrorType(reply);
-    pending.set(rs.spanId, attrs);
-    return reply;
-  };
-
-  const onSpan: SpanSink = (record) => {
-    let out: SpanRecord = record;
-    if (record.kind === "server") {
-      const attrs = pending.get(record.spanId);
-      if (attrs !== undefined) {
-        pending.delete(record.spanId);
-        out = { ...record, attributes: { ...attrs, ...record.attributes } };
-      }
-    }
-    if (sampler !== undefined && !isSampledFlags(out.traceFlags)) return;
-    for (const sink of sinks) safeSink(sink, out, logger);
-  };
-  return { layer, onSpan };
-}
-
-/** `error.type` of a 5xx: the class of the exception behind it, else the error's type, else the status. */
-function replyErrorType(reply: Reply): string {
-  const err = reply.error;
-  if (err === null) return String(reply.status);
-  const cause = err.cause;
-  return cause instanceof Error && cause !== err && cause.name !== "ApiError" ? errorType(cause) : err.type;
-}
-
 /** What production() built, and how to install it on an app. */
 export interface Production {
   readonly service: string;
   readonly version: string | undefined;
   readonly logger: Logger;
   readonly checks: HealthChecks;
-  /**
-   * The layers to install, outermost first: the access-log layer (ids, spans, the line) and, with
-   * a sampler or span sinks, the span-details layer right inside it.
-   */
+  /** The layers to install, outermost first (at most one: the access-log layer, or the request-id layer). */
   readonly layers: readonly Layer[];
   readonly routes: readonly RouteDefinition[];
   /** Add a readiness/health check (run concurrently with the others, with a timeout). */
@@ -208,18 +147,19 @@ export function production(options: ProductionOptions): Production {
   const access = enabled<ProductionAccessLogOptions>(options.accessLog);
   const layers: Layer[] = [];
   if (spans !== null || access !== null) {
-    const details = spans === null ? null : spanDetails(spans, logger);
+    if (spans !== null && (spans.sampler !== undefined || spans.onSpan !== undefined) && spans.childSpans === false) {
+      throw new TypeError("production(): spans.sampler and spans.onSpan need the request span on the context (childSpans must not be false)");
+    }
     layers.push(
       accessLog({
         logger,
         log: access !== null,
         requestId: ids ?? false,
         trace: spans !== null,
-        ...defined({ childSpans: spans?.childSpans, childSpanLevel: spans?.childSpanLevel, onSpan: details?.onSpan ?? spans?.onSpan }),
+        ...defined({ childSpans: spans?.childSpans, childSpanLevel: spans?.childSpanLevel, onSpan: spans?.onSpan, sampler: spans?.sampler }),
         ...defined({ level: access?.level, headers: access?.headers, path: access?.path }),
       }),
     );
-    if (details !== null) layers.push(details.layer);
   } else if (ids !== null) {
     layers.push(requestId(ids));
   }

@@ -249,3 +249,27 @@ describe("accessLog layer", () => {
     assert.equal(line["req_id"], undefined);
   });
 });
+
+describe("accessLog({ onSpan, sampler }) used directly", () => {
+  it("gives the server span the semantic-convention attributes and lets the sampler drop a trace", async () => {
+    const spans: SpanRecord[] = [];
+    let sample = true;
+    const app = new App({ logger: captureLogger(100) })
+      .layer(accessLog({ logger: captureLogger(100), log: false, onSpan: (s) => void spans.push(s), sampler: { shouldSample: () => sample } }))
+      .routes(route.get("/users/{id}", [path("id", t.u64())], (id) => ({ id })));
+    const r = await app.inject({ url: "/users/7", headers: { host: "api.example.com:8443", "user-agent": "probe/1" } });
+    assert.equal(r.status, 200);
+    assert.match(String(r.headers["traceparent"]), /-01$/);
+    const server = spans.find((s) => s.kind === "server")!;
+    assert.equal(server.attributes["url.path"], "/users/7");
+    assert.equal(server.attributes["server.address"], "api.example.com");
+    assert.equal(server.attributes["server.port"], 8443);
+    assert.equal(server.attributes["user_agent.original"], "probe/1");
+    assert.equal(server.attributes["http.route"], "/users/{id}");
+    sample = false;
+    spans.length = 0;
+    const unsampled = await app.inject({ url: "/users/8" });
+    assert.match(String(unsampled.headers["traceparent"]), /-00$/);
+    assert.deepEqual(spans, [], "an unsampled trace reaches no sink");
+  });
+});

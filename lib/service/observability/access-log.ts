@@ -15,8 +15,8 @@ import type { Layer, Next } from "../../core/route.js";
 import { compileRequestIdPolicy, type RequestIdOptions } from "../../shared/request-id.js";
 import { newSpanId, newTraceId } from "./random-hex.js";
 import { redactHeaders, secretNameSet } from "./redact.js";
-import { RequestSpan, safeSink, setRequestSpan, type SpanRecord, type SpanRecorder, type SpanSink } from "./span.js";
-import { formatTraceParent, parseTraceParent, TRACEPARENT_HEADER } from "./traceparent.js";
+import { errorType, RequestSpan, requestSpanAttributes, safeSink, setRequestSpan, type SpanRecord, type SpanRecorder, type SpanSink } from "./span.js";
+import { formatTraceParent, isSampledFlags, parseTraceParent, TRACEPARENT_HEADER } from "./traceparent.js";
 
 export interface AccessLogOptions {
   /** Where lines go. A JsonLogger (createJsonLogger, createBufferedLogger) takes the fast path. */
@@ -35,6 +35,12 @@ export interface AccessLogOptions {
   childSpanLevel?: LogLevelName | number;
   /** Receivers of finished spans (server and child), e.g. an OpenTelemetry exporter. */
   onSpan?: SpanSink | readonly SpanSink[];
+  /**
+   * Decides per trace whether it is sampled, when the server span starts: the decision sets the
+   * sampled flag of the traceparent sent back and of every span, and unsampled spans never reach
+   * `onSpan`. Without one the incoming flags are kept (a new trace is sampled).
+   */
+  sampler?: TraceSampler;
   /** Log request headers as `req_headers` (secrets redacted): true for all, or a list of names. */
   headers?: boolean | readonly string[];
   /** Add the raw path (without query string) as `path` (default false: unbounded cardinality). */
@@ -64,6 +70,20 @@ function roundMs(ms: number): number {
   return Math.round(ms * 1000) / 1000;
 }
 
+/** A per-trace sampling decision, taken once when the server span starts. */
+export interface TraceSampler {
+  /** `parent` is the incoming traceparent's sampled flag, null for a new trace. */
+  shouldSample(traceId: string, parent: { readonly sampled: boolean } | null): boolean;
+}
+
+/** `error.type` of a 5xx: the class of the exception behind it, else the error's type, else the status. */
+function replyErrorType(reply: Reply): string {
+  const err = reply.error;
+  if (err === null) return String(reply.status);
+  const cause = err.cause;
+  return cause instanceof Error && cause !== err && cause.name !== "ApiError" ? errorType(cause) : err.type;
+}
+
 export function accessLog(options: AccessLogOptions): Layer {
   const logger = options.logger;
   const level = parseLogLevel(options.level ?? "info");
@@ -74,7 +94,12 @@ export function accessLog(options: AccessLogOptions): Layer {
   const escapeId = idPolicy?.needsEscape ?? true;
   const trace = options.trace ?? true;
   const storeSpan = trace && (options.childSpans ?? true);
-  const sinks: readonly SpanSink[] = options.onSpan === undefined ? [] : typeof options.onSpan === "function" ? [options.onSpan] : options.onSpan;
+  const sampler = options.sampler;
+  const given: readonly SpanSink[] = options.onSpan === undefined ? [] : typeof options.onSpan === "function" ? [options.onSpan] : options.onSpan;
+  // With a sampler, unsampled spans (the server span and its children) reach no sink.
+  const sinks: readonly SpanSink[] = sampler === undefined ? given : given.map((sink): SpanSink => (span) => {
+    if (isSampledFlags(span.traceFlags)) sink(span);
+  });
   const recorder: SpanRecorder = { logger, childLevel: parseLogLevel(options.childSpanLevel ?? "info"), sinks };
   const fast = isJsonLogger(logger) ? logger : null;
   const withPath = options.path === true;
@@ -137,9 +162,13 @@ export function accessLog(options: AccessLogOptions): Layer {
       }
     }
     if (sinks.length > 0 && rs !== null) {
-      const attributes: Record<string, string | number> = { "http.request.method": ctx.method, "http.response.status_code": reply.status };
+      // Semantic-convention names: the request's own attributes, then the route and the answer.
+      const attributes = requestSpanAttributes(ctx);
+      attributes["http.request.method"] = ctx.method;
+      attributes["http.response.status_code"] = reply.status;
       if (info.pattern !== null) attributes["http.route"] = info.pattern;
       if (reply.errorId !== "") attributes["error_id"] = reply.errorId;
+      if (reply.status >= 500) attributes["error.type"] = replyErrorType(reply);
       const span: SpanRecord = {
         name: info.pattern === null ? ctx.method : ctx.method + " " + info.pattern,
         kind: "server",
@@ -168,6 +197,7 @@ export function accessLog(options: AccessLogOptions): Layer {
       rs = tp === null
         ? new RequestSpan(newTraceId(), newSpanId(), "", "01", recorder)
         : new RequestSpan(tp.traceId, newSpanId(), tp.parentId, tp.flags, recorder);
+      if (sampler !== undefined) rs.setSampled(sampler.shouldSample(rs.traceId, tp === null ? null : { sampled: rs.sampled }));
       if (storeSpan) setRequestSpan(ctx, rs);
     }
     const reply = await next(ctx);
