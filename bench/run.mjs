@@ -180,7 +180,7 @@ async function main() {
   log(`keel bench (${results.mode}): ${results.machine.cpuModel} ×${results.machine.cpus}, node ${process.version}, pinning: ${results.machine.pinning}`);
 
   if (opts.peers && (opts.http || opts.external)) results.peers = await ensurePeers(PEERS_DIR, log);
-  let impls = IMPLEMENTATIONS.filter((i) => i.only === undefined && (!i.peer || results.peers.ok));
+  let impls = IMPLEMENTATIONS.filter((i) => i.only === undefined && i.optIn !== true && (!i.peer || results.peers.ok));
   if (opts.quick) impls = impls.filter((i) => i.id === "keel" || i.id === "raw");
   if (opts.impls) impls = IMPLEMENTATIONS.filter((i) => i.only === undefined && opts.impls.includes(i.id) && (!i.peer || results.peers.ok || existsSync(join(PEERS_DIR, "node_modules", i.id))));
   let scenarios = SCENARIOS.filter((s) => !opts.quick || s.quick);

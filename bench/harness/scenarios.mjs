@@ -61,11 +61,13 @@ export const SCENARIOS = [
 
 /**
  * Implementations, in table order. `peer` ones need bench/.peers. `only` limits an implementation
- * to some scenarios; such a one (the node:http floor) is left out of the throughput run.
+ * to some scenarios; such a one (the node:http floor) is left out of the throughput run. `optIn`
+ * ones run only when named in `--impls` (keel with metrics + tracing, for issue 19's budget).
  */
 export const IMPLEMENTATIONS = [
   { id: "keel", label: "keel", entry: "servers/keel.ts", peer: false },
   { id: "keel-schemas", label: "keel (response schemas)", entry: "servers/keel-schemas.ts", peer: false },
+  { id: "keel-observed", label: "keel + metrics + tracing (OTLP export)", entry: "servers/keel-observed.ts", peer: false, optIn: true },
   { id: "raw", label: "raw node:http", entry: "servers/raw.ts", peer: false },
   { id: "floor", label: "node:http floor", entry: "servers/floor.ts", peer: false, only: ["hello"] },
   { id: "fastify", label: "Fastify 5", entry: "servers/fastify.mjs", peer: true },

@@ -29,6 +29,30 @@ export function guard(step: Chain): Chain {
   return safe;
 }
 
+/**
+ * A layer that may answer synchronously: it gets the inner chain itself, whose result is a
+ * `Reply` or a promise of one and which never throws or rejects (every step is guarded). Layers
+ * that run on every request (metrics, the access log) use it so a synchronous route stays free
+ * of promises and microtask hops.
+ */
+export type DirectLayer = (ctx: Context, next: Chain) => Reply | Promise<Reply>;
+
+const directLayers = new WeakMap<Layer, DirectLayer>();
+
+/**
+ * A `Layer` made from a direct layer: `composeLayers` calls `fn` with the raw inner chain; anyone
+ * else calling the returned layer gets the usual promise.
+ */
+export function directLayer(fn: DirectLayer): Layer {
+  const layer: Layer = (ctx, next) => {
+    const r = fn(ctx, next);
+    return isPromise(r) ? r : Promise.resolve(r);
+  };
+  Object.defineProperty(layer, "name", { value: fn.name });
+  directLayers.set(layer, fn);
+  return layer;
+}
+
 function asNext(step: Chain): Next {
   return (ctx) => {
     const r = step(ctx);
@@ -41,6 +65,12 @@ export function composeLayers(layers: readonly Layer[], inner: Chain): Chain {
   let next = guard(inner);
   for (let i = layers.length - 1; i >= 0; i--) {
     const layer = layers[i]!;
+    const direct = directLayers.get(layer);
+    if (direct !== undefined) {
+      const inner = next;
+      next = guard((ctx) => direct(ctx, inner));
+      continue;
+    }
     const n = asNext(next);
     next = guard((ctx) => layer(ctx, n));
   }

@@ -10,7 +10,9 @@
 // and kept in a per-route table under a numeric key; a request allocates no closure or array.
 import type { Context, MatchedRoute } from "../core/context.js";
 import type { Reply } from "../core/reply.js";
-import type { Layer, Next } from "../core/route.js";
+import type { Layer } from "../core/route.js";
+import { directLayer, type Chain } from "../core/chain.js";
+import { isPromise } from "../util/is-promise.js";
 import { settledReply } from "../core/write.js";
 import { responseBodySize, requestBodySize } from "./body-size.js";
 import { DEFAULT_SECONDS_BUCKETS, type Histogram } from "./histogram.js";
@@ -90,19 +92,12 @@ class HttpInstruments {
 /** The HTTP server metrics layer; register it first (`app.layer(...)`) so it times every other layer. */
 export function httpMetrics(registry: MetricsRegistry = defaultMetricsRegistry(), options: HttpMetricsOptions = {}): Layer {
   const instruments = new HttpInstruments(registry, options);
-  return async function httpMetricsLayer(ctx: Context, next: Next): Promise<Reply> {
-    const method = methodIndex(ctx.method);
-    const active = instruments.activeSeries(method);
-    active.inc();
-    const start = performance.now();
-    let reply: Reply;
-    try {
-      // Settled here (a layer's JSON text written, a failure turned into the error reply) so the
-      // status and size recorded are those sent; the writer then finds nothing left to do.
-      reply = settledReply(ctx, await next(ctx));
-    } finally {
-      active.dec();
-    }
+
+  const finish = (ctx: Context, method: number, start: number, answer: Reply): Reply => {
+    instruments.activeSeries(method).dec();
+    // Settled here (a layer's JSON text written, a failure turned into the error reply) so the
+    // status and size recorded are those sent; the writer then finds nothing left to do.
+    const reply = settledReply(ctx, answer);
     const seconds = (performance.now() - start) / 1000;
     const series = instruments.series(ctx.route, method, reply.status);
     series.duration.observe(seconds);
@@ -112,4 +107,14 @@ export function httpMetrics(registry: MetricsRegistry = defaultMetricsRegistry()
     if (responseSize >= 0) series.responseSize.observe(responseSize);
     return reply;
   };
+
+  // A direct layer: a route that answers synchronously is measured without a promise.
+  return directLayer(function httpMetricsLayer(ctx: Context, next: Chain): Reply | Promise<Reply> {
+    const method = methodIndex(ctx.method);
+    instruments.activeSeries(method).inc();
+    const start = performance.now();
+    // The inner chain is guarded: it neither throws nor rejects, so `finish` always runs.
+    const answer = next(ctx);
+    return isPromise(answer) ? answer.then((r) => finish(ctx, method, start, r)) : finish(ctx, method, start, answer);
+  });
 }

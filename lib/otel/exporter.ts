@@ -8,7 +8,8 @@ import type { Logger } from "../util/logger.js";
 import type { SpanAttributeValue, SpanRecord, SpanSink } from "../service/index.js";
 import { validateHeaderName, validateHeaderValue } from "node:http";
 import { postJson, type PostResult } from "./http-post.js";
-import { otlpTracesRequestJson, type OtlpScope } from "./otlp-json.js";
+import type { OtlpScope } from "./otlp-json.js";
+import { SpanBatch, spanBatchHead } from "./span-batch.js";
 import { isRetryable, retryDelay, retryPolicy, type RetryOptions, type RetryPolicy } from "./retry-policy.js";
 import type { Sampler } from "./sampler.js";
 import { KEEL_SCOPE, resourceAttributes } from "./resource.js";
@@ -108,7 +109,14 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
   const scope = options.scope ?? KEEL_SCOPE;
   const logger = options.logger;
 
-  let queue: SpanRecord[] = [];
+  // Waiting spans are kept as bytes: full batches waiting to be sent, and the batch being filled.
+  const head = spanBatchHead(resource, scope);
+  let sealed: SpanBatch[] = [];
+  let current: SpanBatch | null = null;
+  /** Spans waiting (in `sealed` and `current`; not those of the export in flight). */
+  let queued = 0;
+  /** A full batch taken off the queue for the export that starts on the next turn. */
+  let handedOff: SpanBatch | null = null;
   let timer: NodeJS.Timeout | null = null;
   /** The running export loop, if any: one batch in flight at a time. */
   let pumping: Promise<void> | null = null;
@@ -139,36 +147,62 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
     pumping ??= exportLoop().finally(() => {
       pumping = null;
       // Spans that arrived during the last export wait for the next tick of the schedule.
-      if (queue.length >= batchSize) pump();
-      else if (queue.length > 0) startTimer();
+      if (sealed.length > 0) pump();
+      else if (current !== null) startTimer();
     });
     return pumping;
   };
 
-  const exportLoop = async (): Promise<void> => {
-    while (queue.length >= batchSize || (drainAll && queue.length > 0)) {
-      const batch = queue.length <= batchSize ? queue : queue.slice(0, batchSize);
-      queue = queue.length <= batchSize ? [] : queue.slice(batchSize);
-      await exportBatch(batch);
+  /**
+   * A batch just filled up. With no export running it leaves the queue now (as the SDK's
+   * processor takes it), but the export starts on the next turn of the event loop, not inside
+   * the request that finished the span.
+   */
+  const batchFilled = (batch: SpanBatch): void => {
+    if (pumping !== null || handedOff !== null) {
+      sealed.push(batch);
+      return;
     }
+    handedOff = batch;
+    queued -= batch.count;
+    setImmediate(pump);
+  };
+
+  /** The next batch to send, off the queue: the handed-off one, a full one, else (draining) the one being filled. */
+  const nextBatch = (): SpanBatch | undefined => {
+    let batch: SpanBatch | null | undefined = handedOff;
+    if (batch !== null) {
+      handedOff = null;
+      return batch;
+    }
+    batch = sealed.shift();
+    if (batch === undefined && drainAll && current !== null) {
+      batch = current;
+      current = null;
+    }
+    if (batch !== undefined) queued -= batch.count;
+    return batch;
+  };
+
+  const exportLoop = async (): Promise<void> => {
+    for (let batch = nextBatch(); batch !== undefined; batch = nextBatch()) await exportBatch(batch.finish(), batch.count);
     drainAll = false;
   };
 
-  const exportBatch = async (batch: SpanRecord[]): Promise<void> => {
-    const body = otlpTracesRequestJson(batch, resource, scope);
+  const exportBatch = async (body: Buffer, spans: number): Promise<void> => {
     for (let attempt = 1; ; attempt++) {
       const result: PostResult = await postJson(url, headers, body, timeoutMs);
       if (result.status >= 200 && result.status < 300) {
-        const rejected = rejectedSpans(result.body, batch.length);
-        counts.exported += batch.length - rejected;
+        const rejected = rejectedSpans(result.body, spans);
+        counts.exported += spans - rejected;
         counts.rejected += rejected;
         return;
       }
       const wait = isRetryable(result.status) && attempt < policy.maxAttempts ? retryDelay(attempt, policy, result.retryAfter) : -1;
       if (wait < 0 || Date.now() + wait > deadline) {
         counts.failedBatches++;
-        counts.failedSpans += batch.length;
-        warn("OTLP export failed", { url: url.href, status: result.status, attempts: attempt, spans: batch.length, message: result.error?.message });
+        counts.failedSpans += spans;
+        warn("OTLP export failed", { url: url.href, status: result.status, attempts: attempt, spans, message: result.error?.message });
         return;
       }
       counts.retries++;
@@ -186,7 +220,7 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
     drainAll = true;
     try {
       // Loop: spans may have arrived while the previous loop was finishing.
-      while ((queue.length > 0 || pumping !== null) && Date.now() < until) {
+      while ((queued > 0 || pumping !== null || handedOff !== null) && Date.now() < until) {
         let expired: NodeJS.Timeout | undefined;
         const late = new Promise<void>((resolve) => {
           expired = setTimeout(resolve, Math.max(0, until - Date.now()));
@@ -205,13 +239,16 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
     if (!isSampled(record.traceFlags)) return;
     // The body is written as text with the ids unquoted-checked: a record from elsewhere whose
     // ids are not lowercase hex is counted as dropped, never allowed to break a batch.
-    if (closed || queue.length >= maxQueueSize || !hasHexIds(record)) {
+    if (closed || queued >= maxQueueSize || !hasHexIds(record)) {
       counts.dropped++;
       return;
     }
-    queue.push(record);
-    if (queue.length >= batchSize) {
-      if (pumping === null) pump();
+    const batch = (current ??= new SpanBatch(head));
+    batch.add(record);
+    queued++;
+    if (batch.count >= batchSize) {
+      current = null;
+      batchFilled(batch);
     } else {
       startTimer();
     }
@@ -227,13 +264,15 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
       closed = true;
       shutdownPromise = flushWithin().then(() => {
         // What could not be sent before the deadline will never be: count it.
-        counts.dropped += queue.length;
-        queue = [];
+        counts.dropped += queued;
+        sealed = [];
+        current = null;
+        queued = 0;
       });
     }
     return shutdownPromise;
   };
-  sink.stats = (): OtlpExporterStats => ({ ...counts, queued: queue.length });
+  sink.stats = (): OtlpExporterStats => ({ ...counts, queued });
   return sink;
 }
 

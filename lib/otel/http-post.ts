@@ -16,9 +16,9 @@ export interface PostResult {
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
-export function postJson(url: URL, headers: Readonly<Record<string, string>>, body: string, timeoutMs: number): Promise<PostResult> {
+export function postJson(url: URL, headers: Readonly<Record<string, string>>, body: string | Buffer, timeoutMs: number): Promise<PostResult> {
   return new Promise((resolve) => {
-    const payload = Buffer.from(body, "utf8");
+    const payload = typeof body === "string" ? Buffer.from(body, "utf8") : body;
     const send = url.protocol === "https:" ? httpsRequest : httpRequest;
     let settled = false;
     const done = (result: PostResult): void => {

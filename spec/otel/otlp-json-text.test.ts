@@ -56,3 +56,42 @@ it("the exporter drops (and counts) a record whose ids are not lowercase hex, so
   exporter(span({}));
   assert.equal(exporter.stats().queued, 1);
 });
+
+it("the exporter's request body is those bytes: spans written into the batch as they finish, the buffer grown as needed", async () => {
+  const { createServer } = await import("node:http");
+  const bodies: Buffer[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      bodies.push(Buffer.concat(chunks));
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  try {
+    const spans: SpanRecord[] = [
+      span({}),
+      span({ kind: "internal", parentSpanId: "a3ce929d0e0e4736", requestId: "req-1", status: "error", traceFlags: "03" }),
+      span({ kind: "client", name: 'say "hi"\\n\u2028 ünï 😀', attributes: { "a.string": "x\"y\\z\n", "an.int": 42, "a.double": 0.5, "yes": true, "nan": Number.NaN } }),
+      // Larger than the batch's first buffer: it must grow, keeping what came before.
+      span({ attributes: { "big.é": "é".repeat(70_000) + "\u{1F600}".repeat(20_000) } }),
+    ];
+    const resource = { "service.name": "svc", "service.version": "1.2.3" };
+    const exporter = otlpExporter({ url: `http://127.0.0.1:${port}/v1/traces`, serviceName: "svc", resource, maxExportBatchSize: 4 });
+    for (const s of spans) exporter(s);
+    await exporter.flush();
+    assert.equal(bodies.length, 1);
+    // The resource part carries the SDK attributes the exporter adds; the spans part must be exact.
+    const sent = bodies[0]!.toString("utf8");
+    const scope = JSON.parse(sent).resourceSpans[0].scopeSpans[0].scope as { name: string; version: string };
+    const objectForm = JSON.stringify(otlpTracesRequest(spans, {}, scope));
+    const expected = Buffer.from(sent.slice(0, sent.indexOf('"spans":[')) + objectForm.slice(objectForm.indexOf('"spans":[')), "utf8");
+    assert.ok(bodies[0]!.equals(expected), "the body is the UTF-8 of the object form's JSON");
+    assert.ok(sent.startsWith('{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"svc"}}'));
+    assert.equal(exporter.stats().exported, 4);
+  } finally {
+    server.close();
+  }
+});

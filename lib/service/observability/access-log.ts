@@ -11,7 +11,9 @@
 import type { Context, MatchedRoute } from "../../core/context.js";
 import { isJsonLogger, parseLogLevel, type Logger, type LogLevelName } from "../../util/logger.js";
 import { isStreamBody, type Reply } from "../../core/reply.js";
-import type { Layer, Next } from "../../core/route.js";
+import type { Layer } from "../../core/route.js";
+import { directLayer, type Chain } from "../../core/chain.js";
+import { isPromise } from "../../util/is-promise.js";
 import { compileRequestIdPolicy, type RequestIdOptions } from "../../shared/request-id.js";
 import { newSpanId, newTraceId } from "./random-hex.js";
 import { redactHeaders, secretNameSet } from "./redact.js";
@@ -124,7 +126,7 @@ export function accessLog(options: AccessLogOptions): Layer {
     const info = infoFor(ctx.route);
     const lineLevel = writeLines ? info.level : -1;
     const logIt = lineLevel >= 0 && lineLevel >= logger.level;
-    if (!logIt && sinks.length === 0) return;
+    if (!logIt && (sinks.length === 0 || (sampler !== undefined && rs !== null && !isSampledFlags(rs.traceFlags)))) return;
     const durationMs = roundMs(performance.now() - start);
     const id = ctx.requestId;
     if (logIt) {
@@ -161,7 +163,8 @@ export function accessLog(options: AccessLogOptions): Layer {
         });
       }
     }
-    if (sinks.length > 0 && rs !== null) {
+    // With a sampler, an unsampled span reaches no sink: do not build its record.
+    if (sinks.length > 0 && rs !== null && (sampler === undefined || isSampledFlags(rs.traceFlags))) {
       // Semantic-convention names: the request's own attributes, then the route and the answer.
       const attributes = requestSpanAttributes(ctx);
       attributes["http.request.method"] = ctx.method;
@@ -188,19 +191,7 @@ export function accessLog(options: AccessLogOptions): Layer {
 
   const anyRecording = writeLines || sinks.length > 0;
 
-  return async function accessLogLayer(ctx: Context, next: Next): Promise<Reply> {
-    const start = performance.now();
-    if (resolveId !== undefined) ctx.requestId = resolveId(ctx.req.headers[idHeader]);
-    let rs: RequestSpan | null = null;
-    if (trace) {
-      const tp = parseTraceParent(ctx.req.headers[TRACEPARENT_HEADER]);
-      rs = tp === null
-        ? new RequestSpan(newTraceId(), newSpanId(), "", "01", recorder)
-        : new RequestSpan(tp.traceId, newSpanId(), tp.parentId, tp.flags, recorder);
-      if (sampler !== undefined) rs.setSampled(sampler.shouldSample(rs.traceId, tp === null ? null : { sampled: rs.sampled }));
-      if (storeSpan) setRequestSpan(ctx, rs);
-    }
-    const reply = await next(ctx);
+  const finish = (ctx: Context, start: number, rs: RequestSpan | null, reply: Reply): Reply => {
     if (resolveId !== undefined) reply.headers[idHeader] = ctx.requestId;
     if (rs !== null) reply.headers[TRACEPARENT_HEADER] = formatTraceParent(rs.traceId, rs.spanId, rs.traceFlags);
     if (anyRecording) {
@@ -214,4 +205,24 @@ export function accessLog(options: AccessLogOptions): Layer {
     }
     return reply;
   };
+
+  // A direct layer: a route that answers synchronously gets its ids, span and line without a promise.
+  return directLayer(function accessLogLayer(ctx: Context, next: Chain): Reply | Promise<Reply> {
+    const start = performance.now();
+    if (resolveId !== undefined) ctx.requestId = resolveId(ctx.req.headers[idHeader]);
+    let rs: RequestSpan | null = null;
+    if (trace) {
+      const tp = parseTraceParent(ctx.req.headers[TRACEPARENT_HEADER]);
+      rs = tp === null
+        ? new RequestSpan(newTraceId(), newSpanId(), "", "01", recorder)
+        : new RequestSpan(tp.traceId, newSpanId(), tp.parentId, tp.flags, recorder);
+      if (sampler !== undefined) rs.setSampled(sampler.shouldSample(rs.traceId, tp === null ? null : { sampled: rs.sampled }));
+      if (storeSpan) setRequestSpan(ctx, rs);
+    }
+    // The inner chain is guarded: it neither throws nor rejects.
+    const answer = next(ctx);
+    if (!isPromise(answer)) return finish(ctx, start, rs, answer);
+    const span = rs;
+    return answer.then((reply) => finish(ctx, start, span, reply));
+  });
 }

@@ -1,0 +1,51 @@
+// A batch of spans written as OTLP/HTTP JSON bytes as the spans arrive: each finished span is
+// turned into its JSON text at once and appended to one growing buffer, so the exporter keeps no
+// span objects alive until the batch is sent (they would outlive a young-generation GC and be
+// promoted) and never builds, flattens and re-encodes one large string per batch.
+// The bytes are exactly `otlpTracesRequestJson(spans, resource, scope)` encoded as UTF-8.
+import type { SpanAttributeValue, SpanRecord } from "../service/index.js";
+import { otlpSpanJson, otlpTracesRequestJson, type OtlpScope } from "./otlp-json.js";
+
+const TAIL = "]}]}]}";
+const INITIAL_BYTES = 64 * 1024;
+
+/** The text every batch starts with (resource and scope), for `new SpanBatch(head)`. */
+export function spanBatchHead(resource: Readonly<Record<string, SpanAttributeValue>>, scope: OtlpScope): string {
+  const empty = otlpTracesRequestJson([], resource, scope);
+  return empty.slice(0, empty.length - TAIL.length);
+}
+
+export class SpanBatch {
+  private buf: Buffer;
+  private length: number;
+  /** Spans in the batch. */
+  count = 0;
+
+  constructor(head: string) {
+    this.buf = Buffer.allocUnsafe(Math.max(INITIAL_BYTES, head.length * 3 + TAIL.length));
+    this.length = this.buf.write(head, 0, "utf8");
+  }
+
+  add(record: SpanRecord): void {
+    const json = otlpSpanJson(record);
+    // A UTF-16 code unit is at most 3 UTF-8 bytes; +1 for the comma.
+    this.reserve(json.length * 3 + 1);
+    if (this.count > 0) this.buf[this.length++] = 0x2c; // ","
+    this.length += this.buf.write(json, this.length, "utf8");
+    this.count++;
+  }
+
+  /** The request body: the bytes so far and the closing brackets. The batch is done with. */
+  finish(): Buffer {
+    this.reserve(TAIL.length);
+    this.length += this.buf.write(TAIL, this.length, "latin1");
+    return this.buf.subarray(0, this.length);
+  }
+
+  private reserve(bytes: number): void {
+    if (this.length + bytes <= this.buf.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.length + bytes));
+    this.buf.copy(grown, 0, 0, this.length);
+    this.buf = grown;
+  }
+}
