@@ -16,7 +16,12 @@ import type { JobRetention } from "./job-table.js";
  * - A job that was running when its process stopped runs again (at-least-once), or goes to the
  *   dead-letter queue when that was its last attempt. The in-process stores do this in `open`.
  * - `complete`, `fail`, `release` act only on running jobs, `retryDead`/`deleteDead` only on dead
- *   ones; otherwise they resolve false.
+ *   ones; otherwise they resolve false. A store with leases also answers false when the run's
+ *   lease was taken over (the job is someone else's run now).
+ * - A shared store hands out jobs under a lease (`leaseMs`): the queue renews the leases of the
+ *   jobs it runs (`renew`) and looks for work at least every `leaseMs / 2`, and the store's
+ *   `claim` first takes back the jobs whose lease lapsed. Lease deadlines come from the `now`
+ *   each process passes, so the processes' clocks must agree to well within `leaseMs`.
  */
 export interface JobStore {
   /** Load state (and recover after a crash). Called once, before anything else. */
@@ -46,4 +51,14 @@ export interface JobStore {
    * may bound retention its own way). A store must bound what it keeps of succeeded and dead jobs.
    */
   retention?(): JobRetention;
+  /**
+   * Stores shared by several processes: how long (ms) a claim holds a job without renewal before
+   * another claimant may take it back. Set, the queue renews its running jobs' leases every
+   * `leaseMs / 3` and polls for work at least every `leaseMs / 2`.
+   */
+  readonly leaseMs?: number;
+  /** Extend the leases of these running jobs to `now + leaseMs`; resolves to the ids whose lease is no longer this store's (taken over, or gone). */
+  renew?(ids: readonly string[], now: number): Promise<string[]>;
+  /** Call `listener` when another process may have made a job due (a new job, a retry); returns the function that stops it. */
+  onWake?(listener: () => void): () => void;
 }

@@ -29,7 +29,11 @@ export interface JobQueueOptions {
   random?: () => number;
   /** Failure lines and store errors (default: JSON lines on stdout at info). */
   logger?: Logger;
-  /** Also look for due jobs this often, ms (default 0: off). For stores other processes write to. */
+  /**
+   * Also look for due jobs this often, ms (default 0: off). For stores other processes write to.
+   * With a leased store (`store.leaseMs`, e.g. RedisJobStore) at most `leaseMs / 2` either way, so
+   * the jobs of a worker that died are taken back soon after their lease lapses.
+   */
   pollIntervalMs?: number;
 }
 

@@ -2,13 +2,18 @@
 // with exponential backoff and full jitter, a dead-letter queue, per-attempt timeouts, optional
 // worker threads, and a graceful drain for shutdown. Delivery is at least once: a job leaves the
 // store only after its handler finished, so a crash makes it run again (with a durable store).
+// With a shared store (leaseMs set) the queue also renews the leases of the jobs it runs, polls
+// for work (other processes' jobs, lapsed leases) and listens for the store's wake-ups. A store
+// error never stops the queue: looking for work backs off and retries, and a job whose completion
+// could not be written stays running in the store until its lease (or a restart) hands it out again.
 import { randomUUID } from "node:crypto";
+import { fullJitterDelay, type BackoffPolicy } from "../util/backoff.js";
 import { createJsonLogger, LOG_LEVELS, type Logger } from "../util/logger.js";
 import { jobBackoffDelay, resolveJobBackoff, type JobBackoffPolicy } from "./job-backoff.js";
 import { systemJobClock, type JobClock } from "./clock.js";
 import { registerJobErrorMapper } from "./job-error-mapper.js";
 import { JobDrainError, JobPayloadError, JobQueueClosedError, JobTimeoutError } from "./job-errors.js";
-import { describeJobError, toJobInfo, type JobInfo, type JobRecord } from "./job-record.js";
+import { describeJobError, toJobInfo, type JobCounts, type JobInfo, type JobRecord } from "./job-record.js";
 import type { JobStore } from "./job-store.js";
 import { checkMaxAttempts, checkTimeout, type AnyJobType, type JobType } from "./job-type.js";
 import { MemoryJobStore } from "./memory-store.js";
@@ -30,8 +35,9 @@ export const DEFAULT_JOB_CONCURRENCY = 4;
 export const DEFAULT_JOB_MAX_ATTEMPTS = 5;
 export const DEFAULT_JOB_TIMEOUT_MS = 30_000;
 export const DEFAULT_DRAIN_MS = 10_000;
-/** After a store error while looking for work, try again this much later. */
-const STORE_RETRY_MS = 1000;
+/** After store errors while looking for work, retry with this backoff (full jitter, at least STORE_RETRY_MIN_MS). */
+const STORE_RETRY: BackoffPolicy = { baseMs: 1000, factor: 2, maxMs: 10_000 };
+const STORE_RETRY_MIN_MS = 100;
 const MAX_LIST = 1000;
 
 interface ActiveRun {
@@ -44,6 +50,13 @@ interface ActiveRun {
 }
 
 const EVICTION_LOG_INTERVAL_MS = 10_000;
+
+/** The poll interval: the one asked for, and with a leased store at most half the lease (to take back the jobs of dead workers). */
+function pollInterval(asked: number, leaseMs: number | undefined): number {
+  if (leaseMs === undefined) return asked;
+  const lease = Math.max(1, Math.floor(leaseMs / 2));
+  return asked > 0 ? Math.min(asked, lease) : lease;
+}
 
 function newJobId(): string {
   return "job_" + randomUUID().replace(/-/g, "");
@@ -79,6 +92,10 @@ export class JobQueue {
   private wakeTimer: unknown = null;
   private wakeAt = Infinity;
   private draining: Promise<JobDrainResult> | null = null;
+  /** Consecutive failures to look for work (the backoff's attempt number). */
+  private storeFailures = 0;
+  private renewTimer: unknown = null;
+  private stopWake: (() => void) | null = null;
   private finishedWhileDraining = 0;
   private readonly changeListeners = new Set<(change: JobChange) => void>();
 
@@ -93,8 +110,9 @@ export class JobQueue {
     this.clock = options.clock ?? systemJobClock;
     this.random = options.random ?? Math.random;
     this.logger = options.logger ?? createJsonLogger();
-    this.pollIntervalMs = options.pollIntervalMs ?? 0;
-    if (!(this.pollIntervalMs >= 0)) throw new RangeError("job queue: pollIntervalMs must be >= 0");
+    const poll = options.pollIntervalMs ?? 0;
+    if (!(poll >= 0)) throw new RangeError("job queue: pollIntervalMs must be >= 0");
+    this.pollIntervalMs = pollInterval(poll, this.store.leaseMs);
     this.threadOptions = options.threads ?? {};
     for (const job of options.jobs ?? []) this.register(job);
   }
@@ -136,6 +154,7 @@ export class JobQueue {
     await this.open();
     if (this.phase === "idle") {
       this.phase = "running";
+      this.stopWake = this.store.onWake?.(() => this.pump()) ?? null;
       this.pump();
     }
     return this;
@@ -184,6 +203,8 @@ export class JobQueue {
     if (this.draining !== null) return this.draining;
     this.phase = "draining";
     this.clearWake();
+    this.stopWake?.();
+    this.stopWake = null;
     this.draining = this.finishDrain(Math.max(0, deadlineMs));
     return this.draining;
   }
@@ -205,9 +226,17 @@ export class JobQueue {
 
   /** Queue health: fail when the store stopped accepting writes or the queue is not running; degraded over the given limits. */
   async health(options: JobQueueHealthOptions = {}): Promise<JobQueueHealth> {
-    await this.open();
+    let counts: JobCounts;
+    try {
+      await this.open();
+      counts = await this.store.counts();
+    } catch (err) {
+      // An unreachable store is a failed check, not a failed probe.
+      const failure = err instanceof Error ? err : new Error(describeJobError(err));
+      return assessQueueHealth({ pending: 0, running: 0, succeeded: 0, dead: 0 }, this.phase, failure, options);
+    }
     this.noteEvictions();
-    return assessQueueHealth(await this.store.counts(), this.phase, this.store.failure ?? null, options, this.store.retention?.());
+    return assessQueueHealth(counts, this.phase, this.store.failure ?? null, options, this.store.retention?.());
   }
 
   /** A health check for the probes' HealthChecks registry (`checks.add("jobs", queue.healthCheck())`). */
@@ -249,7 +278,11 @@ export class JobQueue {
   // --- workers -----------------------------------------------------------------------------------
 
   private open(): Promise<void> {
-    return (this.opening ??= this.store.open(this.clock.now()));
+    // A failed open (the store unreachable) is tried again by the next call.
+    return (this.opening ??= this.store.open(this.clock.now()).catch((err: unknown) => {
+      this.opening = null;
+      throw err;
+    }));
   }
 
   private refuseWhenStopping(): void {
@@ -286,11 +319,19 @@ export class JobQueue {
           if (this.pollIntervalMs > 0) at = Math.min(at, now + this.pollIntervalMs);
           if (at !== Infinity) this.armWake(at);
         } else this.pumpAgain = true;
+        if (this.storeFailures > 0) {
+          this.log(LOG_LEVELS.info, "job queue: the job store answers again", { failures: this.storeFailures });
+          this.storeFailures = 0;
+        }
       } while (this.pumpAgain);
     } catch (err) {
       this.pumpAgain = false; // retry on the timer below, not in a tight loop
-      this.log(LOG_LEVELS.error, "job queue: cannot read the job store", { error: describeJobError(err) });
-      this.armWake(this.clock.now() + STORE_RETRY_MS);
+      this.storeFailures++;
+      // Never back off past the poll interval: a shared store's leases must still be watched.
+      const policy = this.pollIntervalMs > 0 ? { ...STORE_RETRY, maxMs: Math.min(STORE_RETRY.maxMs, Math.max(STORE_RETRY_MIN_MS, this.pollIntervalMs)) } : STORE_RETRY;
+      const delay = Math.max(STORE_RETRY_MIN_MS, fullJitterDelay(this.storeFailures, policy, this.random));
+      this.log(LOG_LEVELS.error, "job queue: cannot read the job store", { error: describeJobError(err), failures: this.storeFailures, retry_in_ms: delay });
+      this.armWake(this.clock.now() + delay);
     }
   }
 
@@ -315,6 +356,7 @@ export class JobQueue {
   private execute(record: JobRecord): void {
     const run: ActiveRun = { record, attempt: record.attempts, maxAttempts: record.maxAttempts, controller: new AbortController(), timer: null, settled: false };
     this.active.set(record.id, run);
+    this.armRenewal();
     this.totals.started++;
     if (this.changeListeners.size > 0) this.changed({ id: record.id, type: record.type, state: "running", attempt: record.attempts, at: this.clock.now() });
     const type = this.types.get(record.type);
@@ -335,6 +377,35 @@ export class JobQueue {
       () => this.settle(run, false, null),
       (err: unknown) => this.settle(run, true, err),
     );
+  }
+
+  /** With a leased store: renew the running jobs' leases every third of the lease while any run. */
+  private armRenewal(): void {
+    const leaseMs = this.store.leaseMs;
+    if (this.renewTimer !== null || leaseMs === undefined || this.store.renew === undefined) return;
+    this.renewTimer = this.clock.setTimer(() => void this.renewLeases(), Math.max(1, Math.floor(leaseMs / 3)));
+  }
+
+  private async renewLeases(): Promise<void> {
+    this.renewTimer = null;
+    if (this.active.size === 0) return;
+    try {
+      const lost = await this.store.renew!([...this.active.keys()], this.clock.now());
+      for (const id of lost) {
+        const run = this.active.get(id);
+        if (run === undefined) continue;
+        this.log(LOG_LEVELS.warn, "job lease lost: another worker may run this job too; its result here will not be recorded", { job_id: id, job_type: run.record.type, attempt: run.attempt });
+      }
+    } catch (err) {
+      // Not fatal: the next renewal may get through before the lease lapses.
+      this.log(LOG_LEVELS.warn, "job queue: cannot renew job leases", { error: describeJobError(err), jobs: this.active.size });
+    }
+    if (this.active.size > 0) this.armRenewal(); // the drain empties `active` before it stops
+  }
+
+  private clearRenewal(): void {
+    if (this.renewTimer !== null) this.clock.clearTimer(this.renewTimer);
+    this.renewTimer = null;
   }
 
   private threadPool(): JobThreadPool {
@@ -360,7 +431,7 @@ export class JobQueue {
     const now = this.clock.now();
     if (!failed) {
       this.totals.succeeded++;
-      this.track(this.store.complete(id, now));
+      this.track(this.store.complete(id, now), id);
       if (this.changeListeners.size > 0) this.changed({ id, type: run.record.type, state: "succeeded", attempt: run.attempt, at: now });
     } else this.recordFailure(run, error, now);
     this.noteEvictions();
@@ -404,7 +475,7 @@ export class JobQueue {
     const fields: Record<string, unknown> = { job_id: id, job_type: type, attempt: run.attempt, max_attempts: run.maxAttempts, error: message };
     if (run.attempt >= run.maxAttempts) {
       this.totals.deadLettered++;
-      this.track(this.store.fail(id, now, message, null));
+      this.track(this.store.fail(id, now, message, null), id);
       if (this.changeListeners.size > 0) this.changed({ id, type, state: "dead", attempt: run.attempt, at: now, error: message });
       fields["dead_letter"] = true;
       this.log(LOG_LEVELS.error, "job failed; moved to the dead-letter queue", fields);
@@ -412,7 +483,7 @@ export class JobQueue {
     }
     const delay = jobBackoffDelay(run.attempt, this.policies.get(type) ?? this.backoff, this.random);
     this.totals.retried++;
-    this.track(this.store.fail(id, now, message, now + delay));
+    this.track(this.store.fail(id, now, message, now + delay), id);
     if (this.changeListeners.size > 0) this.changed({ id, type, state: "pending", attempt: run.attempt, at: now, retryAt: now + delay, error: message });
     fields["retry_in_ms"] = delay;
     this.log(LOG_LEVELS.warn, "job failed; will retry", fields);
@@ -430,10 +501,11 @@ export class JobQueue {
       if (run.timer !== null) this.clock.clearTimer(run.timer);
       this.active.delete(run.record.id);
       run.controller.abort(new JobDrainError());
-      await this.store.release(run.record.id, now).catch((err: unknown) => this.storeWriteFailed(err));
+      await this.store.release(run.record.id, now).catch((err: unknown) => this.storeWriteFailed(err, run.record.id));
       released++;
     }
     this.totals.released += released;
+    this.clearRenewal();
     if (this.pool !== null) await this.pool.close();
     let pending = 0;
     if (this.opening !== null) {
@@ -456,12 +528,24 @@ export class JobQueue {
     });
   }
 
-  private track(write: Promise<unknown>): void {
-    write.catch((err: unknown) => this.storeWriteFailed(err));
+  /**
+   * A job's outcome, written in the background. If the write fails the job stays running in the
+   * store: a leased store hands it out again once the lease lapses, an in-process one on restart.
+   * False from a leased store: the lease had been taken over, so this run's outcome is dropped.
+   */
+  private track(write: Promise<boolean>, id: string): void {
+    write.then(
+      (ok) => {
+        if (!ok && this.store.leaseMs !== undefined) this.log(LOG_LEVELS.warn, "job queue: the job's lease was taken over before it finished; its outcome here is dropped", { job_id: id });
+      },
+      (err: unknown) => this.storeWriteFailed(err, id),
+    );
   }
 
-  private storeWriteFailed(err: unknown): void {
-    this.log(LOG_LEVELS.error, "job queue: job store write failed", { error: describeJobError(err) });
+  private storeWriteFailed(err: unknown, id?: string): void {
+    const fields: Record<string, unknown> = { error: describeJobError(err) };
+    if (id !== undefined) fields["job_id"] = id;
+    this.log(LOG_LEVELS.error, "job queue: job store write failed", fields);
   }
 
   private log(level: number, msg: string, fields: Record<string, unknown>): void {

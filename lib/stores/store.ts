@@ -2,6 +2,8 @@
 // breaker state) sits behind `Store`, so a shared store (Redis, a database) can replace the
 // in-memory default when one process is not enough. Every method may answer synchronously (the
 // in-memory store does, and the layers take that fast path) or with a promise.
+// A store may also offer the optional capabilities in capabilities.ts (a token bucket in one
+// step, tag invalidation); layers use them when present (redisStore in keel/redis has both).
 //
 // `MemoryStore` is a bounded LRU: a Map in recency order (a read moves the entry to the end),
 // evicting from the front when either `maxEntries` or `maxBytes` (sum of the `size` given to
@@ -15,6 +17,11 @@ export interface StoreSetOptions {
   ttlMs?: number;
   /** Bytes to count against the store's byte budget (default 0). */
   size?: number;
+  /**
+   * Tags for `deleteTagged` on stores that keep them (a `TaggedStore`); stores without tag
+   * support ignore them (the response cache then finds tagged entries with `deleteWhere`).
+   */
+  tags?: readonly string[];
 }
 
 /** Called with the current value (undefined when absent or expired); returns the new value, or undefined to delete. */

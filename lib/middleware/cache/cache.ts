@@ -16,19 +16,25 @@
 // Stored answers get a strong ETag (SHA-256 of the body) unless they have one; If-None-Match
 // (weak comparison, as RFC 9110 requires) answers 304. Every GET/HEAD answer gets
 // `x-cache: HIT|MISS`; hits get `age`. Invalidation: `invalidate(url)` (every variant of one
-// path + query), `invalidatePrefix("/users/")`, `invalidateTag("users")`, `clear()`.
+// path + query), `invalidatePrefix("/users/")`, `invalidateTag("users")`, `clear()`. On a store
+// with `deleteTagged` (redisStore) entries are written with their tags and `invalidateTag` is one
+// call; otherwise it is a `deleteWhere` scan. Entries are plain data (the reply class by name),
+// so a shared store can keep them.
 // Put compression outside the cache (a global layer): streamed, compressed bodies are not stored.
 // A hit keeps the reply's class and `value`, so a negotiation() layer outside the cache still
 // answers TOON from a cached JSON entry.
 import { createHash } from "node:crypto";
 import type { Context } from "../../core/context.js";
-import { Reply, type HeaderValue } from "../../core/reply.js";
+import { Reply, type HeaderValue, type ReplyBody } from "../../core/reply.js";
 import type { Layer, Next } from "../../core/route.js";
 import { describeLayer, type LayerDoc } from "../../core/layer-doc.js";
 import { headerText, parseCacheControl, splitList } from "../../shared/header-lists.js";
-import { MemoryStore, type MaybePromise, type Store } from "../../stores/index.js";
+import { isTaggedStore, MemoryStore, type MaybePromise, type Store, type StoreSetOptions } from "../../stores/index.js";
 
 export type CacheCredentials = "bypass" | "per-user" | "shared";
+
+/** Reply or a subclass of it (NegotiatedReply), rebuilt from a cached variant. */
+export type ReplyClass = new (status: number, body: ReplyBody) => Reply;
 
 /** Per-route settings: `config: { cache: { ttlMs, credentials, tags } }`, or `cache: false`. */
 export interface CacheRouteConfig {
@@ -45,7 +51,8 @@ export interface CachedVariant {
   etag: string;
   /** The value the reply was made from and its class, so outer layers (negotiation) can re-encode a hit. */
   value: unknown;
-  kind: typeof Reply;
+  /** The reply's class, by name (entries are plain data, so a shared store can keep them). */
+  kind: string;
   storedAt: number;
   expiresAt: number;
   size: number;
@@ -76,7 +83,18 @@ export interface ResponseCacheOptions {
   tags?: (ctx: Context) => readonly string[];
   /** Add a strong ETag to stored answers that lack one (default true). */
   etag?: boolean;
+  /**
+   * Where entries live (default: a MemoryStore of `maxEntries`/`maxBytes`). A store with
+   * `deleteTagged` (a TaggedStore such as redisStore) is given each entry's tags and answers
+   * `invalidateTag` itself; otherwise `invalidateTag` scans with `deleteWhere`.
+   */
   store?: Store<CacheEntry>;
+  /**
+   * Reply classes a hit may have to rebuild (e.g. NegotiatedReply), for a shared store whose
+   * entries another process wrote: this process learns a class when it stores a reply of it,
+   * and until then rebuilds an unknown class as a plain Reply.
+   */
+  replyClasses?: readonly ReplyClass[];
   /** Clock in ms (default Date.now). */
   now?: () => number;
 }
@@ -152,6 +170,15 @@ export function responseCache(options: ResponseCacheOptions = {}): ResponseCache
   const store =
     options.store ??
     new MemoryStore<CacheEntry>({ maxEntries: options.maxEntries ?? 1000, maxBytes: options.maxBytes ?? 32 * 1024 * 1024, now });
+  const tagged = isTaggedStore(store) ? store : undefined;
+  /** Reply classes by name, for rebuilding hits (see `replyClasses`). */
+  const replyClasses = new Map<string, ReplyClass>([["Reply", Reply]]);
+  for (const k of options.replyClasses ?? []) replyClasses.set(k.name, k);
+  const kindOf = (reply: Reply): string => {
+    const k = reply.constructor as ReplyClass;
+    if (!replyClasses.has(k.name)) replyClasses.set(k.name, k);
+    return k.name;
+  };
 
   /** The variant key: the request's values of the Vary'd headers (credentials hashed, never kept). */
   const varyKey = (ctx: Context, vary: readonly string[], credentials: CacheCredentials): string => {
@@ -187,7 +214,7 @@ export function responseCache(options: ResponseCacheOptions = {}): ResponseCache
       r.headers["age"] = String(Math.floor((t - v.storedAt) / 1000));
       return r;
     }
-    const r = new v.kind(v.status, v.body);
+    const r = new (replyClasses.get(v.kind) ?? Reply)(v.status, v.body);
     r.value = v.value;
     const h = r.headers;
     for (const [name, value] of v.headers) h[name] = Array.isArray(value) ? [...(value as readonly string[])] : value;
@@ -234,12 +261,12 @@ export function responseCache(options: ResponseCacheOptions = {}): ResponseCache
       body,
       etag: headerText(reply.headers["etag"]) ?? "",
       value: reply.value,
-      kind: reply.constructor as typeof Reply,
+      kind: kindOf(reply),
       storedAt: t,
       expiresAt: t + ttl,
       size,
     };
-    const setOptions = { ttlMs: ttl, size };
+    const setOptions: StoreSetOptions = { ttlMs: ttl, size };
     return store.update(url, (entry) => {
       const sameVary = entry !== undefined && entry.vary.length === vary.length && entry.vary.every((v, i) => v === vary[i]);
       const variants = sameVary ? entry.variants.filter((v) => v.varyKey !== variant.varyKey && v.expiresAt > t) : [];
@@ -249,6 +276,7 @@ export function responseCache(options: ResponseCacheOptions = {}): ResponseCache
       for (const v of variants) total += v.size;
       setOptions.size = total; // the store reads its options after the updater returns
       const allTags = sameVary ? [...new Set([...entry.tags, ...tags])] : [...tags];
+      if (tagged !== undefined) setOptions.tags = allTags;
       return { vary, tags: allTags, variants };
     }, setOptions);
   };
@@ -292,7 +320,7 @@ export function responseCache(options: ResponseCacheOptions = {}): ResponseCache
   return Object.assign(describeLayer(layer, CACHE_DOC), {
     invalidate: (url: string) => store.delete(url),
     invalidatePrefix: (prefix: string) => store.deleteWhere((key) => key.startsWith(prefix)),
-    invalidateTag: (tag: string) => store.deleteWhere((_key, entry) => entry.tags.includes(tag)),
+    invalidateTag: (tag: string) => (tagged !== undefined ? tagged.deleteTagged(tag) : store.deleteWhere((_key, entry) => entry.tags.includes(tag))),
     clear: () => store.clear(),
   });
 }

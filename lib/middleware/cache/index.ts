@@ -10,4 +10,5 @@ export {
   type CacheCredentials,
   type CacheEntry,
   type CachedVariant,
+  type ReplyClass,
 } from "./cache.js";

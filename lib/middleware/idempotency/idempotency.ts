@@ -30,8 +30,9 @@
 // A streamed (or larger than `maxResponseBytes`) answer is recorded as done but cannot be
 // replayed: a later duplicate gets 409 `conflict` rather than a second execution.
 // Across processes (a shared store), a duplicate whose original runs elsewhere polls the store
-// every `pollIntervalMs` for up to `waitTimeoutMs`, then gets 409. The caps then apply to what
-// each process stored.
+// for up to `waitTimeoutMs`, then gets 409: first after `pollIntervalMs`, the wait doubling after
+// each poll up to `maxPollIntervalMs`, so a long original costs a few reads, not one per interval.
+// The caps then apply to what each process stored.
 import { createHash } from "node:crypto";
 import { getAuthPrincipal } from "../../shared/principal.js";
 import type { Context } from "../../core/context.js";
@@ -88,7 +89,10 @@ export interface IdempotencyOptions {
   pendingTtlMs?: number;
   /** Shared stores: how long a duplicate waits for an original running elsewhere (default 10 s). */
   waitTimeoutMs?: number;
+  /** Shared stores: the first wait between two reads of a key whose original runs elsewhere, ms (default 50); it doubles after each read. */
   pollIntervalMs?: number;
+  /** Shared stores: the longest wait between two reads, ms (default 1000). */
+  maxPollIntervalMs?: number;
   /** Clock in ms (default Date.now). */
   now?: () => number;
 }
@@ -153,6 +157,8 @@ export function idempotency(options: IdempotencyOptions = {}): Layer {
   const maxResponseBytes = options.maxResponseBytes ?? 1024 * 1024;
   const waitTimeoutMs = options.waitTimeoutMs ?? 10_000;
   const pollIntervalMs = options.pollIntervalMs ?? 50;
+  const maxPollIntervalMs = Math.max(pollIntervalMs, options.maxPollIntervalMs ?? 1000);
+  if (!(pollIntervalMs >= 0)) throw new TypeError("idempotency: pollIntervalMs must be 0 or more");
   const methods = new Set((options.methods ?? UNSAFE).map((m) => m.toUpperCase()));
   const required = options.required === true;
   if (!(ttlMs > 0) || !(pendingTtlMs > 0)) throw new TypeError("idempotency: ttlMs and pendingTtlMs must be positive");
@@ -276,6 +282,7 @@ export function idempotency(options: IdempotencyOptions = {}): Layer {
 
   const duplicate = async (ctx: Context, next: Next, key: string, fingerprint: string, pending: IdempotencyRecord, budget: string): Promise<Reply> => {
     const deadline = Date.now() + waitTimeoutMs;
+    let wait = pollIntervalMs;
     for (;;) {
       const rec = await store.get(key);
       if (rec === undefined) {
@@ -292,8 +299,10 @@ export function idempotency(options: IdempotencyOptions = {}): Layer {
         if (result === null) throw ApiError.conflict("The original request with this Idempotency-Key failed; send it again");
         return replay(result);
       }
-      if (Date.now() >= deadline) throw ApiError.conflict("A request with this Idempotency-Key is still being processed; retry later");
-      await sleep(pollIntervalMs);
+      const left = deadline - Date.now();
+      if (left <= 0) throw ApiError.conflict("A request with this Idempotency-Key is still being processed; retry later");
+      await sleep(Math.min(wait, left));
+      wait = Math.min(wait * 2, maxPollIntervalMs);
     }
   };
 

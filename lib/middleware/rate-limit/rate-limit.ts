@@ -13,6 +13,11 @@
 // Scope: one bucket per key across every route the layer covers (global, or a `group(...)`), or
 // with `perRoute: true` one per key and route. A route opts out with `config: { rateLimit: false }`.
 //
+// Shared stores: a store with `takeToken` (a TokenBucketStore such as redisStore) refills and takes
+// in one round trip on its own clock (Redis: the server's, shared by every process), so all
+// processes sharing it give a client one budget; `now` then only drives the in-memory path.
+// Any other store goes through `update`.
+//
 // Memory is bounded: the default store keeps at most `maxKeys` buckets (default 10 000, about
 // 150 bytes each), evicting the least recently used. A bucket also expires once it would have
 // refilled completely, so dropping it changes nothing. An evicted active bucket starts full again:
@@ -25,16 +30,10 @@ import type { Reply } from "../../core/reply.js";
 import type { Layer, Next } from "../../core/route.js";
 import { clientAddressResolver, ipv6Network, type TrustProxyOptions } from "../client-ip/index.js";
 import { isPromise } from "../../util/is-promise.js";
-import { MemoryStore, type Store, type StoreSetOptions } from "../../stores/index.js";
+import { isTokenBucketStore, MemoryStore, type Store, type StoreSetOptions, type TokenBucketState } from "../../stores/index.js";
 import { describeLayer, type LayerDoc } from "../../core/layer-doc.js";
 
-/** One bucket's state; `ok` records whether the last take succeeded. */
-export interface TokenBucketState {
-  tokens: number;
-  /** When `tokens` was last computed (ms). */
-  at: number;
-  ok: boolean;
-}
+export type { TokenBucketState };
 
 export type RateLimitKey = "ip" | "user" | "api-key" | ((ctx: Context) => string | null | undefined);
 
@@ -53,7 +52,7 @@ export interface RateLimitOptions {
   ipv6PrefixBits?: number;
   /** Header an API key comes in, for `key: "api-key"` (default x-api-key). */
   apiKeyHeader?: string;
-  /** Where buckets live (default: a MemoryStore of `maxKeys`). */
+  /** Where buckets live (default: a MemoryStore of `maxKeys`). A store with `takeToken` is used through it. */
   store?: Store<TokenBucketState>;
   /** Most buckets kept by the default store (default 10 000). */
   maxKeys?: number;
@@ -145,8 +144,11 @@ export function rateLimit(options: RateLimitOptions): Layer {
   const now = options.now ?? Date.now;
   const perMs = rate / 1000;
   const fullMs = Math.ceil(capacity / perMs);
-  const setOptions: StoreSetOptions = { ttlMs: fullMs + 1000 };
   const store = options.store ?? new MemoryStore<TokenBucketState>({ maxEntries: options.maxKeys ?? DEFAULT_RATE_LIMIT_MAX_KEYS, now });
+  // One round trip per request on a store that can take a token itself; undefined keeps the update path.
+  const bucketTtlMs = fullMs + 1000;
+  const setOptions: StoreSetOptions = { ttlMs: bucketTtlMs };
+  const takeToken = isTokenBucketStore(store) ? store.takeToken.bind(store) : undefined;
   const keyOf = compileKey(options);
   const perRoute = options.perRoute === true;
   const prefix = options.name === undefined ? "" : options.name + "|";
@@ -208,7 +210,7 @@ export function rateLimit(options: RateLimitOptions): Layer {
     if (key.length > MAX_KEY_LENGTH) key = "h#" + digest(key);
     if (perRoute) key = (ctx.route === null ? "-" : ctx.method + " " + ctx.route.pattern) + "|" + key;
     if (prefix !== "") key = prefix + key;
-    const b = store.update(key, take, setOptions);
+    const b = takeToken === undefined ? store.update(key, take, setOptions) : takeToken(key, capacity, rate, bucketTtlMs);
     if (isPromise(b)) return b.then((x) => proceed(ctx, next, x));
     return proceed(ctx, next, b);
   }, rateLimitDoc(sendHeaders));

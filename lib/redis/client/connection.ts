@@ -1,0 +1,317 @@
+// One socket to Redis. Commands are pipelined: written at once (corked until the next tick, so a
+// burst leaves in one write) and matched to replies in order through a FIFO. The handshake
+// (HELLO 3 / AUTH, SELECT, CLIENT SETNAME) runs before the connection is offered to callers.
+//
+// Failure semantics: when the socket is lost with commands in flight, each rejects with
+// RedisConnectionError; such a command may or may not have run on the server. A command without
+// a reply within commandTimeoutMs rejects with RedisTimeoutError and the whole connection is
+// reset, so its late reply can never be taken for the answer to a later command.
+import { connect as netConnect, isIP, type Socket } from "node:net";
+import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
+import { encodeCommand } from "./resp-encoder.js";
+import { RespParser, type ParsedReply } from "./resp-parser.js";
+import { RedisConnectionError, RedisError, RedisTimeoutError } from "./errors.js";
+import type { RedisArg, RedisReply } from "./types.js";
+
+export interface ConnectionConfig {
+  host: string;
+  port: number;
+  tls: ConnectionOptions | undefined;
+  username: string | undefined;
+  password: string | undefined;
+  db: number | undefined;
+  name: string | undefined;
+  resp: 2 | 3;
+  connectTimeoutMs: number;
+  commandTimeoutMs: number;
+}
+
+/** Out-of-band frames: RESP3 pushes, and pub/sub messages on a subscriber connection. */
+export type PushHandler = (frame: RedisReply) => void;
+export type CloseHandler = (connection: RedisConnection, error: RedisConnectionError) => void;
+
+/** A command waiting for its reply. */
+class Pending {
+  readonly resolve: (value: RedisReply) => void;
+  readonly reject: (error: Error) => void;
+  readonly buffers: boolean;
+  readonly deadline: number;
+
+  constructor(resolve: (value: RedisReply) => void, reject: (error: Error) => void, buffers: boolean, deadline: number) {
+    this.resolve = resolve;
+    this.reject = reject;
+    this.buffers = buffers;
+    this.deadline = deadline;
+  }
+}
+
+/** Reply arrays on a RESP2 subscriber connection that are messages, not command replies. */
+const MESSAGE_KINDS = new Set(["message", "pmessage", "smessage"]);
+
+function uncork(connection: RedisConnection): void {
+  connection.corked = false;
+  connection.socket?.uncork();
+}
+
+function onTimer(connection: RedisConnection): void {
+  connection.checkTimeout();
+}
+
+/** Where a connection is in its life; only "ready" connections take callers' commands. */
+export type ConnectionState = "connecting" | "ready" | "closing" | "closed";
+
+export class RedisConnection {
+  state: ConnectionState = "connecting";
+  socket: Socket | null = null;
+  corked = false;
+
+  private readonly config: ConnectionConfig;
+  private readonly parser: RespParser;
+  private readonly queue: (Pending | undefined)[] = [];
+  private head = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly onPush: PushHandler | undefined;
+  private readonly onClose: CloseHandler;
+  /** A subscriber connection: message arrays go to onPush. */
+  private readonly pubsub: boolean;
+  private drained: (() => void) | null = null;
+  private closedPromise: Promise<void>;
+  private resolveClosed!: () => void;
+  private failure: RedisConnectionError | null = null;
+
+  constructor(config: ConnectionConfig, onClose: CloseHandler, options: { onPush?: PushHandler; pubsub?: boolean } = {}) {
+    this.config = config;
+    this.onClose = onClose;
+    this.onPush = options.onPush;
+    this.pubsub = options.pubsub === true;
+    this.parser = new RespParser((value, push, nested) => this.onReply(value, push, nested));
+    this.closedPromise = new Promise((resolve) => (this.resolveClosed = resolve));
+  }
+
+  /** Commands written and not yet answered. */
+  get pendingCount(): number {
+    return this.queue.length - this.head;
+  }
+
+  /** Connects and runs the handshake. Rejects RedisConnectionError (the cause says why). */
+  open(): Promise<void> {
+    const { host, port, tls, connectTimeoutMs } = this.config;
+    let socket: Socket;
+    let connectEvent: string;
+    if (tls !== undefined) {
+      const servername = isIP(host) === 0 ? host : undefined;
+      socket = tlsConnect({ host, port, ...(servername === undefined ? {} : { servername }), ...tls });
+      connectEvent = "secureConnect";
+    } else {
+      socket = netConnect({ host, port });
+      connectEvent = "connect";
+    }
+    this.socket = socket;
+    socket.setNoDelay(true);
+
+    return new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const fail = (error: RedisConnectionError): void => {
+        if (settled) return;
+        settled = true;
+        reject(error);
+        this.teardown(error);
+      };
+      const connectTimer = setTimeout(() => {
+        fail(new RedisConnectionError(`Redis connect to ${host}:${port} timed out after ${connectTimeoutMs} ms`));
+      }, connectTimeoutMs);
+      connectTimer.unref();
+
+      socket.on("error", (err: Error) => {
+        this.failure ??= new RedisConnectionError(`Redis connection to ${host}:${port} failed: ${err.message}`, { cause: err });
+      });
+      socket.on("close", () => {
+        clearTimeout(connectTimer);
+        const error = this.failure ?? new RedisConnectionError(`Redis connection to ${host}:${port} closed`);
+        fail(error);
+        this.teardown(error);
+      });
+      socket.on("data", (chunk: Buffer) => this.onData(chunk));
+      socket.once(connectEvent, () => {
+        clearTimeout(connectTimer);
+        socket.setKeepAlive(true, 30_000);
+        this.handshake().then(
+          () => {
+            if (settled) return;
+            settled = true;
+            this.state = "ready";
+            resolve();
+          },
+          (err: unknown) => {
+            const error =
+              err instanceof RedisError
+                ? new RedisConnectionError(`Redis handshake with ${host}:${port} refused: ${err.message}`, { cause: err })
+                : err instanceof RedisConnectionError
+                  ? err
+                  : new RedisConnectionError(`Redis handshake with ${host}:${port} failed`, { cause: err });
+            fail(error);
+          },
+        );
+      });
+    });
+  }
+
+  private handshake(): Promise<unknown> {
+    const { username, password, db, name, resp } = this.config;
+    const steps: Promise<RedisReply>[] = [];
+    if (resp === 3) {
+      const hello: RedisArg[] = ["HELLO", 3];
+      if (password !== undefined) hello.push("AUTH", username ?? "default", password);
+      if (name !== undefined) hello.push("SETNAME", name);
+      steps.push(this.send(hello, false));
+    } else {
+      if (password !== undefined) steps.push(this.send(username === undefined ? ["AUTH", password] : ["AUTH", username, password], false));
+      if (name !== undefined) steps.push(this.send(["CLIENT", "SETNAME", name], false));
+    }
+    if (db !== undefined && db !== 0) steps.push(this.send(["SELECT", db], false));
+    return Promise.all(steps);
+  }
+
+  /** Writes one command; its reply (or failure) settles the promise. */
+  send(args: readonly RedisArg[], buffers: boolean): Promise<RedisReply> {
+    const socket = this.socket;
+    if (socket === null || this.state === "closed") {
+      return Promise.reject(this.failure ?? new RedisConnectionError("Redis connection is closed"));
+    }
+    let encoded: Buffer;
+    try {
+      encoded = encodeCommand(args);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise<RedisReply>((resolve, reject) => {
+      const deadline = Date.now() + this.config.commandTimeoutMs;
+      if (this.head === this.queue.length) this.parser.buffers = buffers;
+      this.queue.push(new Pending(resolve, reject, buffers, deadline));
+      if (!this.corked) {
+        this.corked = true;
+        socket.cork();
+        process.nextTick(uncork, this);
+      }
+      socket.write(encoded);
+      if (this.timer === null) {
+        this.timer = setTimeout(onTimer, this.config.commandTimeoutMs, this);
+        this.timer.unref();
+      }
+    });
+  }
+
+  /** The one timer of this connection fires for the oldest command's deadline. */
+  checkTimeout(): void {
+    this.timer = null;
+    const oldest = this.queue[this.head];
+    if (oldest === undefined || this.state === "closed") return;
+    const now = Date.now();
+    if (oldest.deadline > now) {
+      this.timer = setTimeout(onTimer, oldest.deadline - now, this);
+      this.timer.unref();
+      return;
+    }
+    this.shift();
+    oldest.reject(new RedisTimeoutError(`Redis command got no reply within ${this.config.commandTimeoutMs} ms; the connection was reset`));
+    this.destroy(new RedisConnectionError("Redis connection reset after a command timed out; the commands in flight may or may not have run"));
+  }
+
+  private shift(): Pending | undefined {
+    const queue = this.queue;
+    const pending = queue[this.head];
+    if (pending === undefined) return undefined;
+    queue[this.head] = undefined;
+    this.head++;
+    if (this.head === queue.length) {
+      queue.length = 0;
+      this.head = 0;
+    } else if (this.head >= 1024 && this.head * 2 >= queue.length) {
+      queue.splice(0, this.head);
+      this.head = 0;
+    }
+    return pending;
+  }
+
+  private onData(chunk: Buffer): void {
+    try {
+      this.parser.feed(chunk);
+    } catch (err) {
+      this.destroy(new RedisConnectionError(`Redis connection reset: ${(err as Error).message}`, { cause: err }));
+    }
+  }
+
+  private onReply(value: ParsedReply, push: boolean, nested: RedisError | undefined): void {
+    if (push) {
+      this.onPush?.(value as RedisReply);
+      return;
+    }
+    if (this.pubsub && Array.isArray(value) && typeof value[0] === "string" && MESSAGE_KINDS.has(value[0])) {
+      this.onPush?.(value);
+      return;
+    }
+    const pending = this.shift();
+    if (pending === undefined) {
+      this.destroy(new RedisConnectionError("Redis connection reset: a reply arrived for no command"));
+      return;
+    }
+    const next = this.queue[this.head];
+    if (next !== undefined) this.parser.buffers = next.buffers;
+    if (value instanceof RedisError) pending.reject(value);
+    else if (nested !== undefined) {
+      nested.reply = value;
+      pending.reject(nested);
+    } else pending.resolve(value);
+    if (this.drained !== null && this.head === this.queue.length) this.drained();
+  }
+
+  /** Drops the socket now; everything in flight rejects with `error`. */
+  destroy(error: RedisConnectionError): void {
+    this.failure ??= error;
+    this.socket?.destroy();
+    this.teardown(this.failure);
+  }
+
+  /** Graceful: lets the commands in flight finish (or time out), then QUIT. */
+  async close(): Promise<void> {
+    if (this.state === "closed") return;
+    if (this.state === "connecting") {
+      this.destroy(new RedisConnectionError("Redis client closed"));
+      return;
+    }
+    this.state = "closing";
+    if (this.pendingCount > 0) {
+      await new Promise<void>((resolve) => (this.drained = resolve));
+      this.drained = null;
+    }
+    this.failure ??= new RedisConnectionError("Redis client closed");
+    // A teardown while waiting (timeout, lost socket) resolved `drained` too: QUIT only if alive.
+    if ((this.state as ConnectionState) === "closing") {
+      await this.send(["QUIT"], false).catch(() => undefined);
+      this.socket?.end();
+    }
+    await this.closedPromise;
+  }
+
+  /** Once: rejects everything in flight, resets the parser, tells the owner. */
+  private teardown(error: RedisConnectionError): void {
+    if (this.state === "closed") return;
+    this.state = "closed";
+    this.failure ??= error;
+    if (this.timer !== null) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    this.parser.reset();
+    const inFlight = this.pendingCount;
+    const lost =
+      inFlight > 0 && error.message.indexOf("may or may not") === -1
+        ? new RedisConnectionError(`${error.message}; ${inFlight} command(s) in flight may or may not have run`, { cause: error.cause ?? error })
+        : error;
+    for (let pending = this.shift(); pending !== undefined; pending = this.shift()) pending.reject(lost);
+    if (this.drained !== null) this.drained();
+    if (this.socket !== null && !this.socket.destroyed) this.socket.destroy();
+    this.resolveClosed();
+    this.onClose(this, error);
+  }
+}
