@@ -41,6 +41,7 @@ export const FEATURES = [
   { name: "metrics", entry: "lib/metrics/index.ts", requires: [], description: "Prometheus metrics: registry, text and OpenMetrics formats, httpMetrics layer, process and job-queue collectors, metrics() plugin" },
   { name: "replay", entry: "lib/replay/index.ts", requires: [], description: "replay(): sampled request recording with redaction, memory/JSONL stores, admin routes, replayRecord/diffReplay and the replay command" },
   { name: "otel", entry: "lib/otel/index.ts", requires: ["service"], description: "OpenTelemetry: OTLP/HTTP JSON span exporter, samplers, OTEL_* environment, tracedFetch()" },
+  { name: "redis", entry: "lib/redis/index.ts", requires: ["stores", "jobs"], description: "our own Redis client (RESP2/3 over node:net/tls), redisStore with atomic Lua operations for the traffic layers and sessions, RedisJobStore (leased at-least-once jobs across processes)" },
   { name: "ws", entry: "lib/ws/index.ts", requires: [], description: "websockets(): RFC 6455 for route.ws routes, permessage-deflate, heartbeats, rooms" },
   { name: "cookies", entry: "lib/web/cookies/index.ts", requires: [], description: "cookieSigner() and signedCookie(): HMAC-signed cookies with key rotation" },
   { name: "session", entry: "lib/web/session/index.ts", requires: ["cookies", "stores"], description: "session() layer and sessionState(): a signed id cookie, data in a Store" },
@@ -123,6 +124,7 @@ export const PACKAGE_ENTRIES = [
   { subpath: "./metrics", entry: "lib/metrics/index.ts", out: "metrics" },
   { subpath: "./replay", entry: "lib/replay/index.ts", out: "replay" },
   { subpath: "./otel", entry: "lib/otel/index.ts", out: "otel" },
+  { subpath: "./redis", entry: "lib/redis/index.ts", out: "redis" },
 ];
 
 /** The package.json `exports` value PACKAGE_ENTRIES stands for. */

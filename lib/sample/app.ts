@@ -9,6 +9,7 @@ import { compression, cors, rateLimit, responseCache, securityHeaders, timeout }
 import { docs } from "../openapi/index.js";
 import type { Production } from "../service/index.js";
 import { negotiation } from "../toon/index.js";
+import type { RedisClient } from "../redis/index.js";
 import { websockets } from "../ws/index.js";
 import { authRoutes, jwtSecretFor } from "./auth.js";
 import { createSampleJobQueue, jobRoutes } from "./jobs.js";
@@ -19,6 +20,7 @@ import { realtimeRoutes } from "./realtime.js";
 import { registerSampleObservability, sampleReplay } from "./observability.js";
 import { registerSampleGrpc, type SampleGrpcOptions } from "./grpc.js";
 import { uploadFile } from "./uploads.js";
+import { redisSharedState, type SampleSharedState } from "./shared-state.js";
 import { homePage, staticFiles } from "./web.js";
 
 export interface SampleAppOptions {
@@ -46,23 +48,34 @@ export interface SampleAppOptions {
   grpc?: SampleGrpcOptions;
   /** The production baseline (request ids, spans, access logs, probes); registered outermost. */
   production?: Production;
+  /**
+   * Redis for what several instances share (rate limits, idempotency, jobs): REDIS_URL.
+   * The app closes it on shutdown, after the job queue drained. Default: all in this process.
+   */
+  redis?: RedisClient;
+  /** With `redis`: the job lease (KEEL_JOB_LEASE_MS, default 30 s). */
+  jobLeaseMs?: number;
+  /** Simulated data-source latency of each report job, ms (KEEL_REPORT_DELAY_MS, default 0). */
+  reportDelayMs?: number;
 }
 
 /**
  * The sample's routes with their layers, as a typed tuple: `client<SampleRoutes>(url)` checks
  * paths, parameters, bodies and answers against it.
  */
-export function sampleRoutes(users: UserStore, jobs: JobQueue, secret: string) {
+export function sampleRoutes(users: UserStore, jobs: JobQueue, secret: string, shared: SampleSharedState = {}) {
+  // Per process even with Redis: it holds the user list, and each instance has its own user table.
   const cache = responseCache({ ttlMs: 30_000 });
-  const { getUser, createUser, listUsers } = userRoutes(users, cache);
+  const { getUser, createUser, listUsers } = userRoutes(users, cache, shared.idempotency);
+  const bucketStore = shared.rateLimit === undefined ? {} : { store: shared.rateLimit };
   // Every route that changes something has its own, tighter budget per client (20 at once, then
   // 2 a second), on top of the generous one across /api/v1: one client cannot fill the user
   // table or the job queue, however fast it sends.
-  const writeLimit = rateLimit({ capacity: 20, refillPerSecond: 2, name: "writes" });
+  const writeLimit = rateLimit({ capacity: 20, refillPerSecond: 2, name: "writes", ...bucketStore });
   const limitWrites = <const T extends readonly RouteDefinition<any, any, any, any>[]>(defs: T): { -readonly [K in keyof T]: T[K] } =>
     defs.map((d) => (d.method === "GET" || d.method === "HEAD" ? d : group({ layers: [writeLimit] }, [d])[0]!)) as { -readonly [K in keyof T]: T[K] };
   // One generous token bucket per client across /api/v1 (attached to the routes, not matched by prefix).
-  const apiLimit = rateLimit({ capacity: 100, refillPerSecond: 20 });
+  const apiLimit = rateLimit({ capacity: 100, refillPerSecond: 20, name: "api", ...bucketStore });
   return [
     ...limitWrites([hello, getUser, createUser, listProjects, echoText]),
     ...group({ layers: [apiLimit] }, limitWrites([ping, listUsers, broken, uploadFile, ...authRoutes(secret, cache), ...jobRoutes(jobs)])),
@@ -79,13 +92,20 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
   const logger = prod?.logger ?? options.logger ?? createJsonLogger({ level: "info", write: (line) => process.stdout.write(line) });
   const app = new App({ ...(options.env === undefined ? {} : { env: options.env }), logger });
   const users = options.users ?? new UserStore();
-  const jobs = options.jobs ?? createSampleJobQueue({ logger });
+  const shared = options.redis === undefined ? {} : redisSharedState(options.redis, options.jobLeaseMs === undefined ? {} : { jobLeaseMs: options.jobLeaseMs });
+  const jobs =
+    options.jobs ??
+    createSampleJobQueue({ logger, ...(shared.jobs === undefined ? {} : { store: shared.jobs }), ...(options.reportDelayMs === undefined ? {} : { reportDelayMs: options.reportDelayMs }) });
   const secret = jwtSecretFor(app.runtime.production, options.jwtSecret);
 
   // Production baseline first: its layer (request id, span, access log) is the outermost. A queue
   // problem degrades /health without taking the instance out of /ready.
   if (prod !== undefined) {
     prod.check("jobs", jobs.healthCheck({ maxBacklog: 10_000, maxDeadLetters: 100 }), { critical: false });
+    // Redis down degrades /health; /ready stays up: every instance shares the one Redis, so taking
+    // them all out of rotation would not help (the layers that need it answer 503 meanwhile).
+    const redis = options.redis;
+    if (redis !== undefined) prod.check("redis", () => redis.command(["PING"]), { critical: false });
     prod.register(app);
   }
   // The queue runs while the app serves: started when it listens; after the HTTP drain no new
@@ -93,6 +113,7 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
   app.onListen(() => void jobs.start().catch((err: unknown) => logger.log(50, "job queue failed to start", { message: String(err) })));
   app.onShutdown(async () => {
     await jobs.drain(8_000);
+    await options.redis?.close();
     await prod?.flush();
   });
 
@@ -119,7 +140,7 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
   );
   app.layer(securityHeaders()).layer(timeout(10_000)).layer(negotiation());
 
-  app.routes(sampleRoutes(users, jobs, secret));
+  app.routes(sampleRoutes(users, jobs, secret, shared));
   app.routes(homePage(users));
   app.routes(eventRoutes(jobs));
   app.routes(realtimeRoutes(secret));

@@ -5,6 +5,7 @@ import { runAuditCommand } from "../audit/index.js";
 import { FileReplayStore, runReplayCommand } from "../replay/index.js";
 import { otlpExporterFromEnv } from "../otel/index.js";
 import { runService } from "../service/index.js";
+import { redisClient } from "../redis/index.js";
 import { createSampleApp } from "./app.js";
 import { SAMPLE_SETTINGS } from "./settings.js";
 
@@ -34,7 +35,11 @@ await runService({
     audit: { summary: "verify [--anchor SEQ:HASH] <dir>: check the audit log's hash chain (exit 0 intact, 1 tampered)", run: (argv, io) => runAuditCommand(argv, io) },
   },
   createApp: (config, prod) => {
+    const s = config.settings;
     const app = createSampleApp({
+      ...(s.redisUrl === undefined ? {} : { redis: redisClient({ url: s.redisUrl, name: "keel-sample" }) }),
+      ...(s.jobLeaseMs === undefined ? {} : { jobLeaseMs: s.jobLeaseMs }),
+      ...(s.reportDelayMs === undefined ? {} : { reportDelayMs: s.reportDelayMs }),
       env: config.env,
       production: prod,
       ...(config.settings.jwtSecret === undefined ? {} : { jwtSecret: config.settings.jwtSecret }),

@@ -1,6 +1,7 @@
 // The sample's own settings, declared once: parsed and validated with the service's built-in
 // options (a bad value exits 2 with the reason), listed in `--help`, handed to createSampleApp.
 import type { CliOption } from "../service/index.js";
+import { parseRedisUrl } from "../redis/index.js";
 
 /** HS256 needs at least 32 bytes of secret (RFC 7518 §3.2); shorter is refused, not padded. */
 function jwtSecretValue(raw: string): string {
@@ -22,6 +23,21 @@ function originListValue(raw: string): string[] {
 /** The admin token: a secret of at least 16 printable characters. */
 function adminTokenValue(raw: string): string {
   if (raw.length < 16 || !/^[\x21-\x7e]+$/.test(raw)) throw new Error("expected at least 16 printable characters without spaces");
+  return raw;
+}
+
+/** An integer of milliseconds within [min, max]. */
+function millisecondsValue(min: number, max: number): (raw: string) => number {
+  return (raw) => {
+    const n = Number(raw);
+    if (!/^\d{1,9}$/.test(raw) || n < min || n > max) throw new Error(`expected a whole number of milliseconds from ${min} to ${max}`);
+    return n;
+  };
+}
+
+/** A redis:// or rediss:// URL (checked now, so a typo exits 2 instead of failing on the first request). */
+function redisUrlValue(raw: string): string {
+  parseRedisUrl(raw);
   return raw;
 }
 
@@ -86,5 +102,30 @@ export const SAMPLE_SETTINGS = {
     description: "Serve the users.v1.Users gRPC service (and grpc.health.v1) on this port, beside HTTP",
     defaultText: "off",
     parse: portValue,
+  } as CliOption<number>,
+  redisUrl: {
+    flag: "redis-url",
+    env: "REDIS_URL",
+    value: "URL",
+    description:
+      "Keep rate limits, idempotency keys and the job queue in Redis (redis://[user:pass@]host:port/db or rediss:// for TLS), so several instances share them (prefer the variable: flags show in ps)",
+    defaultText: "none: in this process's memory",
+    parse: redisUrlValue,
+  } as CliOption<string>,
+  jobLeaseMs: {
+    flag: "job-lease",
+    env: "KEEL_JOB_LEASE_MS",
+    value: "MS",
+    description: "With Redis: how long a running job stays claimed by an instance that stopped renewing it (it died) before another instance runs it again",
+    defaultText: "30000",
+    parse: millisecondsValue(100, 3_600_000),
+  } as CliOption<number>,
+  reportDelayMs: {
+    flag: "report-delay",
+    env: "KEEL_REPORT_DELAY_MS",
+    value: "MS",
+    description: "Simulated data-source latency of each report job, to watch retries, drains and recovery",
+    defaultText: "0",
+    parse: millisecondsValue(0, 600_000),
   } as CliOption<number>,
 } as const;

@@ -2,7 +2,7 @@
 // `GET /users/{id}`, `POST /users` (deduplicated by Idempotency-Key) and the cached, negotiated,
 // paginated `GET /api/v1/users` (`limit` up to 100, an opaque `cursor` for the next page).
 import { ApiError, created, json, path, query, raise, route, t, type Static } from "../index.js";
-import { idempotency, type ResponseCache } from "../middleware/index.js";
+import { idempotency, type IdempotencyRecord, type ResponseCache, type Store } from "../middleware/index.js";
 
 export const User = t.named("User", t.object({ id: t.u64(), email: t.string({ format: "email" }) }));
 export const CreateUser = t.named(
@@ -92,7 +92,9 @@ export class UserStore {
 
 export type UserRoutes = ReturnType<typeof userRoutes>;
 
-export function userRoutes(users: UserStore, cache: ResponseCache) {
+/** `idempotencyStore`: where idempotency records live (default: in memory; Redis with REDIS_URL). */
+export function userRoutes(users: UserStore, cache: ResponseCache, idempotencyStore?: Store<IdempotencyRecord>) {
+  const onceByKey = idempotency(idempotencyStore === undefined ? {} : { store: idempotencyStore });
   const getUser = route.get(
     "/users/{id}",
     { tag: "users", summary: "Get a user", responses: { 200: User, 400: "The id is zero", 404: "No user has this id" } },
@@ -104,7 +106,7 @@ export function userRoutes(users: UserStore, cache: ResponseCache) {
   );
   const createUser = route.post(
     "/users",
-    { tag: "users", summary: "Create a user (send Idempotency-Key to make retries safe)", responses: { 201: User }, layers: [idempotency()] },
+    { tag: "users", summary: "Create a user (send Idempotency-Key to make retries safe)", responses: { 201: User }, layers: [onceByKey] },
     [json(CreateUser)],
     (body) => {
       const user = users.add(body.email);
