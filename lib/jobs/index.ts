@@ -20,6 +20,6 @@ export { DEFAULT_KEEP_DEAD, DEFAULT_KEEP_SUCCEEDED, DEFAULT_RETAINED_BYTES, INTE
 export { DEFAULT_JOB_BACKOFF, jobBackoffCeiling, jobBackoffDelay, type JobBackoffPolicy } from "./job-backoff.js";
 export { systemJobClock, type JobClock } from "./clock.js";
 export { ManualJobClock } from "./manual-clock.js";
-export { JobTimeoutError, JobDrainError, JobPayloadError, JobQueueClosedError } from "./job-errors.js";
+export { JobTimeoutError, JobDrainError, JobLeaseLostError, JobPayloadError, JobQueueClosedError } from "./job-errors.js";
 export { jobErrorMapper } from "./job-error-mapper.js";
 export { JobThreadError, type JobThreadPoolOptions, type JobThreadTarget } from "./thread-pool.js";

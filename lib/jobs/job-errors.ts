@@ -19,6 +19,14 @@ export class JobDrainError extends Error {
   }
 }
 
+/** A shared store's lease on the running job was taken over: another worker runs it now, and this run's outcome will not be recorded. */
+export class JobLeaseLostError extends Error {
+  constructor() {
+    super("the job's lease was taken over by another worker: this run's outcome will not be recorded");
+    this.name = "JobLeaseLostError";
+  }
+}
+
 /** `enqueue` refused a payload that does not match its job type's schema; nothing was stored. */
 export class JobPayloadError extends Error {
   /** The failed rules, one per field (the shape of a validation error's `fields`). */

@@ -12,7 +12,7 @@ import { createJsonLogger, LOG_LEVELS, type Logger } from "../util/logger.js";
 import { jobBackoffDelay, resolveJobBackoff, type JobBackoffPolicy } from "./job-backoff.js";
 import { systemJobClock, type JobClock } from "./clock.js";
 import { registerJobErrorMapper } from "./job-error-mapper.js";
-import { JobDrainError, JobPayloadError, JobQueueClosedError, JobTimeoutError } from "./job-errors.js";
+import { JobDrainError, JobLeaseLostError, JobPayloadError, JobQueueClosedError, JobTimeoutError } from "./job-errors.js";
 import { describeJobError, toJobInfo, type JobCounts, type JobInfo, type JobRecord } from "./job-record.js";
 import type { JobStore } from "./job-store.js";
 import { checkMaxAttempts, checkTimeout, type AnyJobType, type JobType } from "./job-type.js";
@@ -47,6 +47,8 @@ interface ActiveRun {
   readonly controller: AbortController;
   timer: unknown;
   settled: boolean;
+  /** A leased store reported the lease taken over: aborted, and no longer renewed. */
+  leaseLost: boolean;
 }
 
 const EVICTION_LOG_INTERVAL_MS = 10_000;
@@ -354,7 +356,7 @@ export class JobQueue {
   }
 
   private execute(record: JobRecord): void {
-    const run: ActiveRun = { record, attempt: record.attempts, maxAttempts: record.maxAttempts, controller: new AbortController(), timer: null, settled: false };
+    const run: ActiveRun = { record, attempt: record.attempts, maxAttempts: record.maxAttempts, controller: new AbortController(), timer: null, settled: false, leaseLost: false };
     this.active.set(record.id, run);
     this.armRenewal();
     this.totals.started++;
@@ -388,12 +390,17 @@ export class JobQueue {
 
   private async renewLeases(): Promise<void> {
     this.renewTimer = null;
-    if (this.active.size === 0) return;
+    const held: string[] = [];
+    for (const run of this.active.values()) if (!run.leaseLost) held.push(run.record.id);
+    if (held.length === 0) return;
     try {
-      const lost = await this.store.renew!([...this.active.keys()], this.clock.now());
+      const lost = await this.store.renew!(held, this.clock.now());
       for (const id of lost) {
         const run = this.active.get(id);
-        if (run === undefined) continue;
+        if (run === undefined || run.leaseLost) continue;
+        // Another worker runs the job now: tell the handler to stop its duplicate work, once.
+        run.leaseLost = true;
+        run.controller.abort(new JobLeaseLostError());
         this.log(LOG_LEVELS.warn, "job lease lost: another worker may run this job too; its result here will not be recorded", { job_id: id, job_type: run.record.type, attempt: run.attempt });
       }
     } catch (err) {

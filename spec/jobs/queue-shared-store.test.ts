@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { t } from "../../lib/index.js";
-import { defineJob, JobQueue, ManualJobClock, MemoryJobStore, type JobRecord, type JobStore } from "../../lib/jobs/index.js";
+import { defineJob, JobLeaseLostError, JobQueue, ManualJobClock, MemoryJobStore, type JobRecord, type JobStore } from "../../lib/jobs/index.js";
 import { captureLogger } from "../support/capture-logger.js";
 import { jobRecord } from "./job-store-contract.js";
 
@@ -174,12 +174,21 @@ test("with a leased store the queue renews running jobs every third of the lease
   await queue.drain(0);
 });
 
-test("a failed renewal is logged and retried; a lost lease is logged with the job id", async () => {
+test("a failed renewal is logged and retried; a lost lease is logged once with the job id, aborts the run and is not renewed again", async () => {
   const clock = new ManualJobClock(0);
   const logger = captureLogger();
   const store = new SwitchableStore(300);
   const g = gate();
-  const job = defineJob({ name: "long", payload: t.object({}), timeoutMs: 60_000, handler: () => g.promise });
+  let signal: AbortSignal | null = null;
+  const job = defineJob({
+    name: "long",
+    payload: t.object({}),
+    timeoutMs: 60_000,
+    handler: (_p, s) => {
+      signal = s;
+      return g.promise;
+    },
+  });
   const queue = new JobQueue({ clock, logger, store, jobs: [job] });
   await queue.start();
   const id = await queue.enqueue(job, {});
@@ -192,6 +201,13 @@ test("a failed renewal is logged and retried; a lost lease is logged with the jo
   await clock.advance(100);
   const lost = logger.records.find((r) => r.msg.startsWith("job lease lost"));
   assert.equal(lost?.fields["job_id"], id);
+  // Another worker owns the job now: this run is told to stop, and its lease is not asked for again.
+  assert.ok(signal !== null && (signal as AbortSignal).aborted);
+  assert.ok((signal as unknown as AbortSignal).reason instanceof JobLeaseLostError);
+  const renewalsThen = store.renewals.length;
+  await clock.advance(500);
+  assert.equal(logger.records.filter((r) => r.msg.startsWith("job lease lost")).length, 1);
+  assert.ok(store.renewals.slice(renewalsThen).every((r) => !r.ids.includes(id)));
   g.open();
   await clock.flush();
   await queue.drain(0);

@@ -122,6 +122,18 @@ if (server === null) {
       assert.equal(await a.nextRunAt(), null);
     });
 
+    it("a due job whose hash is gone (evicted, deleted by hand) is skipped and dropped: it never blocks the jobs behind it", async () => {
+      const store = await openStore();
+      const client = clients.at(-1)!;
+      await store.add(jobRecord("lost", { runAt: 1 }));
+      await store.add(jobRecord("next", { runAt: 2 }));
+      await client.command(["DEL", store.prefix + "job:lost"]);
+      assert.deepEqual(ids(await store.claim(10, 5)), ["next"]);
+      assert.equal(await store.nextRunAt(), null, "the orphan left the line");
+      assert.deepEqual(await store.counts(), { pending: 0, running: 1, succeeded: 0, dead: 0 });
+      assert.equal(await store.complete("next", 11), true);
+    });
+
     it("dead letters are listed, retried and deleted from any instance; de-duplication keys are shared", async () => {
       const [a, b] = await pair();
       await a.add(jobRecord("d", { maxAttempts: 1, key: "k" }));

@@ -181,6 +181,30 @@ if (server === null) {
       assert.match(String(hit.headers["content-type"]), /^application\/toon/);
     });
 
+    it("responseCache: a JSON answer made from a class instance (or an array holding undefined) is cached like any other", async () => {
+      class Point {
+        constructor(
+          readonly x: number,
+          readonly y: number,
+        ) {}
+      }
+      const cache = responseCache({ store: redisStore<CacheEntry>(a.client, { prefix: "shared:cache-values:" }) });
+      let runs = 0;
+      const app = new App({ logger: silentLogger }).routes(
+        route.get("/point", { layers: [cache] }, [], () => (runs++, new Point(1, 2))),
+        route.get("/holes", { layers: [cache] }, [], () => (runs++, [1, undefined, 3])),
+      );
+      for (const [url, json] of [["/point", { x: 1, y: 2 }], ["/holes", [1, null, 3]]] as const) {
+        const miss = await app.inject({ url });
+        assert.equal(miss.status, 200, miss.body);
+        assert.deepEqual(miss.json(), json);
+        const hit = await app.inject({ url });
+        assert.equal(hit.headers["x-cache"], "HIT");
+        assert.deepEqual(hit.json(), json);
+      }
+      assert.equal(runs, 2);
+    });
+
     it("idempotency: a duplicate waiting on the other app reads the store with a growing interval", async () => {
       const release = a.hold();
       const headers = { "idempotency-key": "slow-1" };

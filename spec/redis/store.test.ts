@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, describe, it, test } from "node:test";
 import { ApiError } from "../../lib/index.js";
-import { redisClient, redisStore, type RedisClient } from "../../lib/redis/index.js";
+import { RedisJobStore, redisClient, redisStore, type RedisClient } from "../../lib/redis/index.js";
 import { startRedis } from "../support/redis-server.js";
 import { storeContract } from "../stores/store-contract.js";
 
@@ -187,6 +187,19 @@ if (server === null) {
       assert.equal(await sibling.get("k"), 1);
       assert.equal(await plainB.get("k"), 1);
       assert.equal(await a.command(["GET", base + "unrelated"]), "x");
+    });
+
+    it("the default prefix does not contain the job store's: clear() with defaults leaves the job queue alone", async () => {
+      const jobs = new RedisJobStore({ client: a });
+      await jobs.open();
+      await jobs.add({ id: "default-prefix-job", type: "t", payload: 1, state: "pending", attempts: 0, maxAttempts: 1, runAt: 0, createdAt: 0, updatedAt: 0, key: null, errors: [] });
+      const s = redisStore<number>(a);
+      await s.set("k", 1);
+      await s.clear();
+      assert.equal(await s.get("k"), undefined);
+      assert.equal((await jobs.get("default-prefix-job"))?.state, "pending");
+      assert.ok(!jobs.prefix.startsWith(s.prefix) && !s.prefix.startsWith(jobs.prefix), `${s.prefix} vs ${jobs.prefix}`);
+      await jobs.close();
     });
 
     it("deleteWhere scans in batches, skips token buckets and unreadable values, and counts what it deleted", async () => {

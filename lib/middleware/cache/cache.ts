@@ -157,6 +157,17 @@ function routeConfig(ctx: Context): CacheRouteConfig | false | undefined {
   return typeof c === "object" && c !== null ? (c as CacheRouteConfig) : undefined;
 }
 
+/** A reply's value as plain JSON data (undefined when it has none, or none JSON can carry). */
+function jsonValueOf(reply: Reply): unknown {
+  if (!reply.hasValue) return undefined;
+  try {
+    const text = JSON.stringify(reply.value);
+    return text === undefined ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    return undefined;
+  }
+}
+
 export function responseCache(options: ResponseCacheOptions = {}): ResponseCache {
   const now = options.now ?? Date.now;
   const defaultTtl = options.ttlMs ?? 60_000;
@@ -171,6 +182,10 @@ export function responseCache(options: ResponseCacheOptions = {}): ResponseCache
     options.store ??
     new MemoryStore<CacheEntry>({ maxEntries: options.maxEntries ?? 1000, maxBytes: options.maxBytes ?? 32 * 1024 * 1024, now });
   const tagged = isTaggedStore(store) ? store : undefined;
+  // A store given in the options may be shared (redisStore) and keep only plain data: it gets the
+  // value as JSON reads it back (what the body says), not the handler's object, which may be a
+  // class instance or hold undefined in an array. The default in-process store keeps the object.
+  const valueOf = options.store === undefined ? (reply: Reply): unknown => reply.value : jsonValueOf;
   /** Reply classes by name, for rebuilding hits (see `replyClasses`). */
   const replyClasses = new Map<string, ReplyClass>([["Reply", Reply]]);
   for (const k of options.replyClasses ?? []) replyClasses.set(k.name, k);
@@ -260,7 +275,7 @@ export function responseCache(options: ResponseCacheOptions = {}): ResponseCache
       headers,
       body,
       etag: headerText(reply.headers["etag"]) ?? "",
-      value: reply.value,
+      value: valueOf(reply),
       kind: kindOf(reply),
       storedAt: t,
       expiresAt: t + ttl,

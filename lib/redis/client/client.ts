@@ -15,6 +15,14 @@ import type { RedisArg, RedisReply } from "./types.js";
 
 export type RedisStatus = "ready" | "down";
 
+/** Server errors during a handshake that pass by themselves: a server loading its data, busy with a script, or a replica without its primary. */
+const TRANSIENT_REFUSALS = new Set(["LOADING", "BUSY", "MASTERDOWN", "TRYAGAIN"]);
+
+/** A handshake the server refused for good (wrong password, bad db): waiting will not fix it. */
+function isFinalRefusal(error: RedisConnectionError): boolean {
+  return error.cause instanceof RedisError && !TRANSIENT_REFUSALS.has(error.cause.code);
+}
+
 /** One place in the pool: its current connection and its reconnect state. */
 class Slot {
   connection: RedisConnection | null = null;
@@ -111,8 +119,7 @@ export class RedisClient {
         else reject(error);
       };
       const onAttemptFailed = (error: RedisConnectionError): void => {
-        // A refused handshake (wrong password, bad db) will not fix itself by waiting.
-        if (error.cause instanceof RedisError) finish(error);
+        if (isFinalRefusal(error)) finish(error);
       };
       const unsubscribe = this.onStatus((status) => {
         if (status === "ready") finish(null);
@@ -122,7 +129,7 @@ export class RedisClient {
         finish(new RedisConnectionError(`Redis at ${host}:${port} not reachable within ${connectTimeoutMs} ms${why}`, { cause: this.#lastError ?? undefined }));
       }, connectTimeoutMs);
       this.#attemptWatchers.add(onAttemptFailed);
-      if (this.#lastError !== null && this.#lastError.cause instanceof RedisError && this.#slots.every((s) => s.tried)) {
+      if (this.#lastError !== null && isFinalRefusal(this.#lastError) && this.#slots.every((s) => s.tried)) {
         finish(this.#lastError);
       }
     });

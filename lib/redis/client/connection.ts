@@ -1,6 +1,9 @@
 // One socket to Redis. Commands are pipelined: written at once (corked until the next tick, so a
 // burst leaves in one write) and matched to replies in order through a FIFO. The handshake
-// (HELLO 3 / AUTH, SELECT, CLIENT SETNAME) runs before the connection is offered to callers.
+// (HELLO 3 / AUTH, SELECT, CLIENT SETNAME, then PING) runs before the connection is offered to
+// callers. The PING proves the server serves commands: one still loading its data answers it
+// -LOADING (AUTH and SELECT pass), one at maxclients -ERR; either is a failed attempt, retried
+// with backoff, not a ready connection whose every command fails.
 //
 // Failure semantics: when the socket is lost with commands in flight, each rejects with
 // RedisConnectionError; such a command may or may not have run on the server. A command without
@@ -169,6 +172,7 @@ export class RedisConnection {
       if (name !== undefined) steps.push(this.send(["CLIENT", "SETNAME", name], false));
     }
     if (db !== undefined && db !== 0) steps.push(this.send(["SELECT", db], false));
+    steps.push(this.send(["PING"], false));
     return Promise.all(steps);
   }
 

@@ -9,10 +9,15 @@ import type { RedisReply } from "./types.js";
 
 export type MessageListener = (message: string) => void;
 
+/** One subscribe() call: its own entry, so one function subscribed twice is two subscriptions. */
+interface Subscription {
+  readonly listener: MessageListener;
+}
+
 export class RedisSubscriber {
   private readonly config: ConnectionConfig;
   private readonly backoff: Backoff;
-  private readonly channels = new Map<string, Set<MessageListener>>();
+  private readonly channels = new Map<string, Set<Subscription>>();
   private connection: RedisConnection | null = null;
   /** The first connect, awaited by the first subscribe. */
   private opening: Promise<void> | null = null;
@@ -37,25 +42,25 @@ export class RedisSubscriber {
     const connection = this.connection as RedisConnection | null;
     if (connection === null || connection.state !== "ready") throw new RedisConnectionError("Redis pub/sub connection is down");
 
-    let listeners = this.channels.get(channel);
-    if (listeners === undefined) {
-      listeners = new Set([listener]);
-      this.channels.set(channel, listeners);
+    const subscription: Subscription = { listener };
+    const subscriptions = this.channels.get(channel);
+    if (subscriptions === undefined) {
+      this.channels.set(channel, new Set([subscription]));
       try {
         await connection.send(["SUBSCRIBE", channel], false);
       } catch (err) {
-        this.remove(channel, listener);
+        this.remove(channel, subscription);
         throw err;
       }
     } else {
-      listeners.add(listener);
+      subscriptions.add(subscription);
     }
 
     let subscribed = true;
     return async () => {
       if (!subscribed) return;
       subscribed = false;
-      if (!this.remove(channel, listener)) return;
+      if (!this.remove(channel, subscription)) return;
       const current = this.connection;
       if (current !== null && current.state === "ready") {
         // If the connection is lost meanwhile, the channel is simply not subscribed again.
@@ -64,12 +69,11 @@ export class RedisSubscriber {
     };
   }
 
-  /** Removes a listener; true when it was the channel's last. */
-  private remove(channel: string, listener: MessageListener): boolean {
-    const listeners = this.channels.get(channel);
-    if (listeners === undefined) return false;
-    listeners.delete(listener);
-    if (listeners.size > 0) return false;
+  /** Removes a subscription; true when it was the channel's last. */
+  private remove(channel: string, subscription: Subscription): boolean {
+    const subscriptions = this.channels.get(channel);
+    if (subscriptions === undefined || !subscriptions.delete(subscription)) return false;
+    if (subscriptions.size > 0) return false;
     this.channels.delete(channel);
     return true;
   }
@@ -112,10 +116,10 @@ export class RedisSubscriber {
     const channel = frame[frame.length - 2];
     const payload = frame[frame.length - 1];
     if (typeof channel !== "string") return;
-    const listeners = this.channels.get(channel);
-    if (listeners === undefined) return;
+    const subscriptions = this.channels.get(channel);
+    if (subscriptions === undefined) return;
     const message = typeof payload === "string" ? payload : Buffer.isBuffer(payload) ? payload.toString("utf8") : String(payload);
-    for (const listener of listeners) {
+    for (const { listener } of subscriptions) {
       try {
         listener(message);
       } catch (err) {

@@ -170,6 +170,7 @@ for _, id in ipairs(lapsed) do
   local f = redis.call('HMGET', jobKey(id), 'state', 'attempts', 'max', 'runAt')
   if f[1] ~= 'running' then
     redis.call('ZREM', leases, id)
+    if not f[1] then redis.call('ZREM', inState.running, id) end -- an orphan (see below)
   elseif num(f[2]) >= num(f[3]) then
     failRun(id, now, ARGV[A + 4], nil)
   else
@@ -182,12 +183,20 @@ local members = redis.call('ZRANGEBYSCORE', due, '-inf', now, 'LIMIT', 0, limit)
 for _, member in ipairs(members) do
   local id = string.sub(member, 33)
   local job = jobKey(id)
-  leave(id, 'pending')
-  enter(id, 'running')
-  redis.call('HINCRBY', job, 'attempts', 1)
-  redis.call('HSET', job, 'updatedAt', now, 'tok', token)
-  redis.call('ZADD', leases, deadline, id)
-  out[#out + 1] = record(id)
+  local state = redis.call('HGET', job, 'state')
+  if state ~= 'pending' then
+    -- An orphan: the job's hash is gone (evicted under a maxmemory policy, deleted by hand).
+    -- Dropped from the line, so it can never block the jobs behind it.
+    redis.call('ZREM', due, member)
+    if not state then redis.call('ZREM', inState.pending, id) end
+  else
+    leave(id, 'pending')
+    enter(id, 'running')
+    redis.call('HINCRBY', job, 'attempts', 1)
+    redis.call('HSET', job, 'updatedAt', now, 'tok', token)
+    redis.call('ZADD', leases, deadline, id)
+    out[#out + 1] = record(id)
+  end
 end
 return out
 `);

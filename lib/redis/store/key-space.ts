@@ -1,4 +1,4 @@
-// Where redisStore's data lives in Redis, all under one prefix (default "keel:"):
+// Where redisStore's data lives in Redis, all under one prefix (default "keel:store:"):
 //   prefix + key          an entry (a string), or a token bucket (a hash)
 //   prefix + "\0t" + tag  the set of entry keys written with `tag`
 // A key that itself starts with NUL is stored as prefix + "\0k" + key, so no key can land on a

@@ -26,7 +26,7 @@ import { KeySpace } from "./key-space.js";
 import { DELETE_SCRIPT, DELETE_TAGGED_SCRIPT, TAKE_TOKEN_SCRIPT, WRITE_SCRIPT } from "./scripts.js";
 
 export interface RedisStoreOptions<V> {
-  /** Prepended to every key (default "keel:"); give each store its own. */
+  /** Prepended to every key (default "keel:store:"); give each store its own, none a prefix of another's (clear and scans match by prefix). */
   prefix?: string;
   /** Values to and from Redis strings (default: JSON that also carries Uint8Array/Buffer). */
   codec?: StoreCodec<V>;
@@ -40,7 +40,8 @@ export interface RedisStoreOptions<V> {
   scanCount?: number;
 }
 
-const DEFAULT_PREFIX = "keel:";
+/** Disjoint from RedisJobStore's "keel:jobs:": a default store's clear() or scans never reach the job queue. */
+const DEFAULT_PREFIX = "keel:store:";
 const ignore = (): void => {};
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
