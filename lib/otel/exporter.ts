@@ -80,6 +80,9 @@ function positiveInt(name: string, value: number | undefined, fallback: number, 
 
 const DEFAULT_URL = "http://localhost:4318/v1/traces";
 
+/** Batch buffers kept for reuse: one being filled, one waiting, one in flight. */
+const SPARE_BUFFERS = 3;
+
 /** Sleep that never holds the process open. */
 function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
@@ -115,6 +118,8 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
   let current: SpanBatch | null = null;
   /** Spans waiting (in `sealed` and `current`; not those of the export in flight). */
   let queued = 0;
+  /** Buffers of batches whose export is over, for the next batches (see span-batch.ts). */
+  const spareBuffers: Buffer[] = [];
   /** A full batch taken off the queue for the export that starts on the next turn. */
   let handedOff: SpanBatch | null = null;
   let timer: NodeJS.Timeout | null = null;
@@ -185,25 +190,30 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
   };
 
   const exportLoop = async (): Promise<void> => {
-    for (let batch = nextBatch(); batch !== undefined; batch = nextBatch()) await exportBatch(batch.finish(), batch.count);
+    for (let batch = nextBatch(); batch !== undefined; batch = nextBatch()) {
+      if ((await exportBatch(batch.finish(), batch.count)) && spareBuffers.length < SPARE_BUFFERS) spareBuffers.push(batch.buffer);
+    }
     drainAll = false;
   };
 
-  const exportBatch = async (body: Buffer, spans: number): Promise<void> => {
+  /** Send one batch, retrying as the policy says; true when its buffer is free again (every try's body was written out). */
+  const exportBatch = async (body: Buffer, spans: number): Promise<boolean> => {
+    let reusable = true;
     for (let attempt = 1; ; attempt++) {
       const result: PostResult = await postJson(url, headers, body, timeoutMs);
+      reusable &&= result.bodySent;
       if (result.status >= 200 && result.status < 300) {
         const rejected = rejectedSpans(result.body, spans);
         counts.exported += spans - rejected;
         counts.rejected += rejected;
-        return;
+        return reusable;
       }
       const wait = isRetryable(result.status) && attempt < policy.maxAttempts ? retryDelay(attempt, policy, result.retryAfter) : -1;
       if (wait < 0 || Date.now() + wait > deadline) {
         counts.failedBatches++;
         counts.failedSpans += spans;
         warn("OTLP export failed", { url: url.href, status: result.status, attempts: attempt, spans, message: result.error?.message });
-        return;
+        return reusable;
       }
       counts.retries++;
       await pause(wait);
@@ -243,7 +253,7 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
       counts.dropped++;
       return;
     }
-    const batch = (current ??= new SpanBatch(head));
+    const batch = (current ??= new SpanBatch(head, spareBuffers.pop()));
     batch.add(record);
     queued++;
     if (batch.count >= batchSize) {

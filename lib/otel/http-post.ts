@@ -12,6 +12,8 @@ export interface PostResult {
   readonly body: string;
   /** Why no response came, when status is 0. */
   readonly error: Error | null;
+  /** The whole body was handed to the operating system ('finish'): the caller may reuse its buffer. */
+  readonly bodySent: boolean;
 }
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -27,7 +29,8 @@ export function postJson(url: URL, headers: Readonly<Record<string, string>>, bo
       clearTimeout(timer);
       resolve(result);
     };
-    const failed = (error: Error): void => done({ status: 0, retryAfter: undefined, body: "", error });
+    let bodySent = false;
+    const failed = (error: Error): void => done({ status: 0, retryAfter: undefined, body: "", error, bodySent });
     let req: ReturnType<typeof send>;
     try {
       req = send(url, {
@@ -35,7 +38,7 @@ export function postJson(url: URL, headers: Readonly<Record<string, string>>, bo
         headers: { ...headers, "content-type": "application/json", "content-length": String(payload.length) },
       });
     } catch (err) {
-      resolve({ status: 0, retryAfter: undefined, body: "", error: err instanceof Error ? err : new Error(String(err)) });
+      resolve({ status: 0, retryAfter: undefined, body: "", error: err instanceof Error ? err : new Error(String(err)), bodySent: false });
       return;
     }
     const timer = setTimeout(() => {
@@ -44,6 +47,7 @@ export function postJson(url: URL, headers: Readonly<Record<string, string>>, bo
     }, timeoutMs);
     timer.unref();
     req.on("error", failed);
+    req.on("finish", () => (bodySent = true));
     req.on("response", (res: IncomingMessage) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -59,6 +63,7 @@ export function postJson(url: URL, headers: Readonly<Record<string, string>>, bo
           retryAfter: typeof retryAfter === "string" ? retryAfter : undefined,
           body: Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BYTES).toString("utf8"),
           error: null,
+          bodySent,
         });
       });
     });

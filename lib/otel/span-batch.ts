@@ -3,6 +3,8 @@
 // span objects alive until the batch is sent (they would outlive a young-generation GC and be
 // promoted) and never builds, flattens and re-encodes one large string per batch.
 // The bytes are exactly `otlpTracesRequestJson(spans, resource, scope)` encoded as UTF-8.
+// A batch may be given the buffer of an earlier one (sent and done with): at hundreds of kilobytes
+// a batch, fresh buffers would be external memory churn that V8 answers with full collections.
 import type { SpanAttributeValue, SpanRecord } from "../service/index.js";
 import { otlpSpanJson, otlpTracesRequestJson, type OtlpScope } from "./otlp-json.js";
 
@@ -21,9 +23,16 @@ export class SpanBatch {
   /** Spans in the batch. */
   count = 0;
 
-  constructor(head: string) {
-    this.buf = Buffer.allocUnsafe(Math.max(INITIAL_BYTES, head.length * 3 + TAIL.length));
+  /** `reuse`: a buffer no longer in use (its contents are overwritten); otherwise one is allocated. */
+  constructor(head: string, reuse?: Buffer) {
+    const least = head.length * 3 + TAIL.length;
+    this.buf = reuse !== undefined && reuse.length >= least ? reuse : Buffer.allocUnsafe(Math.max(INITIAL_BYTES, least));
     this.length = this.buf.write(head, 0, "utf8");
+  }
+
+  /** The whole underlying buffer, to hand to the next batch once this one's export is over. */
+  get buffer(): Buffer {
+    return this.buf;
   }
 
   add(record: SpanRecord): void {

@@ -95,3 +95,34 @@ it("the exporter's request body is those bytes: spans written into the batch as 
     server.close();
   }
 });
+
+it("batches after the first are written into the buffer of a batch already sent, without mixing their spans", async () => {
+  const { createServer } = await import("node:http");
+  const bodies: string[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      bodies.push(Buffer.concat(chunks).toString("utf8"));
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  try {
+    const exporter = otlpExporter({ url: `http://127.0.0.1:${port}/v1/traces`, maxExportBatchSize: 2 });
+    for (let b = 0; b < 4; b++) {
+      // A long first batch, shorter later ones: stale bytes of a longer batch must never show.
+      exporter(span({ name: `b${b}-first` + "x".repeat(b === 0 ? 5000 : 10) }));
+      exporter(span({ name: `b${b}-second` }));
+      await exporter.flush();
+    }
+    assert.equal(bodies.length, 4);
+    bodies.forEach((body, b) => {
+      const names = (JSON.parse(body).resourceSpans[0].scopeSpans[0].spans as Array<{ name: string }>).map((s) => s.name);
+      assert.deepEqual(names, [`b${b}-first` + "x".repeat(b === 0 ? 5000 : 10), `b${b}-second`]);
+    });
+  } finally {
+    server.close();
+  }
+});
