@@ -97,9 +97,11 @@ export function getRequestSpan(ctx: Context): RequestSpan | null {
  */
 export function requestSpanAttributes(ctx: Context): Record<string, SpanAttributeValue> {
   const secure = ctx.secure;
-  const attrs: Record<string, SpanAttributeValue> = Object.create(null) as Record<string, SpanAttributeValue>;
-  attrs["url.path"] = ctx.path;
-  attrs["url.scheme"] = secure ? "https" : "http";
+  // A plain object built in the same key order every time stays in V8's fast mode (one shared
+  // shape, an enum cache for iteration); a null-prototype one starts as a hash table, which costs
+  // the exporter several times more to walk. Every key is set here from a fixed list, so nothing
+  // inherited is ever read: consumers iterate own keys.
+  const attrs: Record<string, SpanAttributeValue> = { "url.path": ctx.path, "url.scheme": secure ? "https" : "http" };
   const host = ctx.req.headers.host;
   if (typeof host === "string" && host !== "") {
     // "[v6]:port", "name:port" or a bare name; a port that is not a number is left out.
