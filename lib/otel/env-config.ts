@@ -4,6 +4,7 @@
 // default at 3 a.m.
 import type { SpanAttributeValue } from "../service/index.js";
 import type { OtlpExporterOptions } from "./exporter.js";
+import type { OtlpProtocol } from "./export-response.js";
 import { parseKeyValueList } from "./key-value-list.js";
 import { namedSampler, SAMPLER_NAMES, type Sampler, type SamplerName } from "./sampler.js";
 
@@ -63,13 +64,19 @@ function tracesUrl(env: Environment): string {
   return url.href;
 }
 
-/** keel exports OTLP over HTTP with JSON bodies: a protocol variable asking for another is an error. */
-function checkProtocol(env: Environment): void {
+/**
+ * keel exports OTLP over HTTP, protobuf or JSON bodies; "grpc" (or anything else) is an error.
+ * The traces-specific variable wins; undefined when neither is set.
+ */
+function protocolVar(env: Environment): OtlpProtocol | undefined {
   for (const name of ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"]) {
     const v = read(env, name);
-    if (v !== undefined && v !== "http/json") throw new TypeError(`${name}: keel exports "http/json" only, got "${v}"`);
-    if (v !== undefined) return; // the traces-specific one wins
+    if (v === undefined) continue;
+    if (v === "http/protobuf" || v === "http/json") return v;
+    if (v === "grpc") throw new TypeError(`${name}: keel exports OTLP over HTTP only ("http/protobuf" or "http/json"), not "grpc"`);
+    throw new TypeError(`${name} must be "http/protobuf" or "http/json", got "${v}"`);
   }
+  return undefined;
 }
 
 function headersVar(env: Environment): Record<string, string> {
@@ -100,7 +107,7 @@ function samplerVar(env: Environment): Sampler {
 /** Read the OTEL_* variables; throws a TypeError naming the first unusable one. */
 export function otlpConfigFromEnv(env: Environment = process.env): OtlpEnvConfig {
   const disabled = booleanVar(env, "OTEL_SDK_DISABLED");
-  checkProtocol(env);
+  const protocol = protocolVar(env);
   const url = tracesUrl(env);
   const headers = headersVar(env);
   const timeoutMs = integerVar(env, "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", 1) ?? integerVar(env, "OTEL_EXPORTER_OTLP_TIMEOUT", 1);
@@ -119,6 +126,7 @@ export function otlpConfigFromEnv(env: Environment = process.env): OtlpEnvConfig
   const sampler = samplerVar(env);
 
   const options: OtlpExporterOptions = { url, headers, resource, sampler };
+  if (protocol !== undefined) options.protocol = protocol;
   if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
   if (scheduleDelayMs !== undefined) options.scheduleDelayMs = scheduleDelayMs;
   if (maxQueueSize !== undefined) options.maxQueueSize = maxQueueSize;

@@ -11,6 +11,7 @@ function disabledExporter(): OtlpExporter {
   const sink = ((): void => {}) as unknown as OtlpExporter;
   Object.defineProperties(sink, {
     url: { value: "", enumerable: true },
+    protocol: { value: "http/json", enumerable: true },
     sampler: { value: undefined, enumerable: true },
   });
   sink.flush = () => Promise.resolve();
@@ -28,6 +29,7 @@ export function otlpExporterFromEnv(env: Environment = process.env, defaults: Ot
   merged.headers = { ...defaults.headers, ...options.headers };
   merged.resource = { ...defaults.resource, ...options.resource };
   if (defaults.sampler === undefined || has("OTEL_TRACES_SAMPLER")) merged.sampler = options.sampler;
+  if (options.protocol !== undefined) merged.protocol = options.protocol;
   for (const key of ["timeoutMs", "scheduleDelayMs", "maxQueueSize", "maxExportBatchSize", "exportTimeoutMs"] as const) {
     const v = options[key];
     if (v !== undefined) merged[key] = v;

@@ -1,4 +1,4 @@
-// The OTLP/HTTP JSON span exporter: a SpanSink that queues finished spans and sends them in
+// The OTLP/HTTP span exporter, JSON (default, "http/json") or protobuf ("http/protobuf"): a SpanSink that queues finished spans and sends them in
 // batches, like the SDK's BatchSpanProcessor (same defaults: every 5 s or every 512 spans, at
 // most 2048 waiting). One export is in flight at a time; while it waits, spans queue up, and what
 // does not fit is dropped and counted. Failed exports are retried (see retry-policy.ts); flush()
@@ -7,15 +7,23 @@
 import type { Logger } from "../util/logger.js";
 import type { SpanAttributeValue, SpanRecord, SpanSink } from "../service/index.js";
 import { validateHeaderName, validateHeaderValue } from "node:http";
-import { postJson, type PostResult } from "./http-post.js";
+import { postBody, type PostResult } from "./http-post.js";
 import type { OtlpScope } from "./otlp-json.js";
-import { SpanBatch, spanBatchHead } from "./span-batch.js";
+import { protobufBatchHead } from "./otlp-protobuf.js";
+import { ProtobufSpanBatch } from "./protobuf-span-batch.js";
+import { rejectedSpans, type OtlpProtocol } from "./export-response.js";
+import { SpanBatch, spanBatchHead, type ExportBatch } from "./span-batch.js";
 import { isRetryable, retryDelay, retryPolicy, type RetryOptions, type RetryPolicy } from "./retry-policy.js";
 import type { Sampler } from "./sampler.js";
 import { KEEL_SCOPE, resourceAttributes } from "./resource.js";
 import { isSampled } from "./trace-flags.js";
 
 export interface OtlpExporterOptions {
+  /**
+   * The body encoding: "http/json" (default) or "http/protobuf" (Content-Type
+   * application/x-protobuf; the OTel SDK's default, and cheaper to write per span).
+   */
+  protocol?: OtlpProtocol;
   /** The full traces URL (default http://localhost:4318/v1/traces). */
   url?: string | URL;
   /** Extra request headers (an API key for the collector, ...). */
@@ -60,9 +68,10 @@ export interface OtlpExporterStats {
   readonly queued: number;
 }
 
-/** A SpanSink (pass it as `onSpan`) that exports over OTLP/HTTP JSON. */
+/** A SpanSink (pass it as `onSpan`) that exports over OTLP/HTTP, JSON or protobuf. */
 export interface OtlpExporter extends SpanSink {
   readonly url: string;
+  readonly protocol: OtlpProtocol;
   /** The sampler from the options or the environment, for `production({ spans: { sampler } })`. */
   readonly sampler: Sampler | undefined;
   /** Send everything queued now; resolves when sent, given up on, or past exportTimeoutMs. */
@@ -80,6 +89,15 @@ function positiveInt(name: string, value: number | undefined, fallback: number, 
 
 const DEFAULT_URL = "http://localhost:4318/v1/traces";
 
+const CONTENT_TYPES: Readonly<Record<OtlpProtocol, string>> = { "http/json": "application/json", "http/protobuf": "application/x-protobuf" };
+
+function protocolOption(value: unknown): OtlpProtocol {
+  if (value === undefined || value === "http/json") return "http/json";
+  if (value === "http/protobuf") return "http/protobuf";
+  if (value === "grpc") throw new TypeError('otlpExporter(): protocol "grpc" is not supported: keel exports OTLP over HTTP, use "http/protobuf" or "http/json"');
+  throw new TypeError(`otlpExporter(): protocol must be "http/protobuf" or "http/json", got ${JSON.stringify(value)}`);
+}
+
 /** Batch buffers kept for reuse: one being filled, one waiting, one in flight. */
 const SPARE_BUFFERS = 3;
 
@@ -89,6 +107,8 @@ function pause(ms: number): Promise<void> {
 }
 
 export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
+  const protocol = protocolOption(options.protocol);
+  const contentType = CONTENT_TYPES[protocol];
   const url = new URL(String(options.url ?? DEFAULT_URL));
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new TypeError(`otlpExporter(): url must be http or https, got ${url.protocol}`);
   const headers: Record<string, string> = Object.create(null) as Record<string, string>;
@@ -113,15 +133,18 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
   const logger = options.logger;
 
   // Waiting spans are kept as bytes: full batches waiting to be sent, and the batch being filled.
-  const head = spanBatchHead(resource, scope);
-  let sealed: SpanBatch[] = [];
-  let current: SpanBatch | null = null;
+  // The resource and scope are encoded once; every batch starts with them.
+  const protobufHead = protocol === "http/protobuf" ? protobufBatchHead(resource, scope) : null;
+  const jsonHead = protobufHead === null ? spanBatchHead(resource, scope) : "";
+  const newBatch = (reuse: Buffer | undefined): ExportBatch => (protobufHead !== null ? new ProtobufSpanBatch(protobufHead, reuse) : new SpanBatch(jsonHead, reuse));
+  let sealed: ExportBatch[] = [];
+  let current: ExportBatch | null = null;
   /** Spans waiting (in `sealed` and `current`; not those of the export in flight). */
   let queued = 0;
   /** Buffers of batches whose export is over, for the next batches (see span-batch.ts). */
   const spareBuffers: Buffer[] = [];
   /** A full batch taken off the queue for the export that starts on the next turn. */
-  let handedOff: SpanBatch | null = null;
+  let handedOff: ExportBatch | null = null;
   let timer: NodeJS.Timeout | null = null;
   /** The running export loop, if any: one batch in flight at a time. */
   let pumping: Promise<void> | null = null;
@@ -163,7 +186,7 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
    * processor takes it), but the export starts on the next turn of the event loop, not inside
    * the request that finished the span.
    */
-  const batchFilled = (batch: SpanBatch): void => {
+  const batchFilled = (batch: ExportBatch): void => {
     if (pumping !== null || handedOff !== null) {
       sealed.push(batch);
       return;
@@ -174,8 +197,8 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
   };
 
   /** The next batch to send, off the queue: the handed-off one, a full one, else (draining) the one being filled. */
-  const nextBatch = (): SpanBatch | undefined => {
-    let batch: SpanBatch | null | undefined = handedOff;
+  const nextBatch = (): ExportBatch | undefined => {
+    let batch: ExportBatch | null | undefined = handedOff;
     if (batch !== null) {
       handedOff = null;
       return batch;
@@ -200,10 +223,10 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
   const exportBatch = async (body: Buffer, spans: number): Promise<boolean> => {
     let reusable = true;
     for (let attempt = 1; ; attempt++) {
-      const result: PostResult = await postJson(url, headers, body, timeoutMs);
+      const result: PostResult = await postBody(url, headers, body, contentType, timeoutMs);
       reusable &&= result.bodySent;
       if (result.status >= 200 && result.status < 300) {
-        const rejected = rejectedSpans(result.body, spans);
+        const rejected = rejectedSpans(result.body, result.contentType, protocol, spans);
         counts.exported += spans - rejected;
         counts.rejected += rejected;
         return reusable;
@@ -247,13 +270,14 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
 
   const sink = ((record: SpanRecord): void => {
     if (!isSampled(record.traceFlags)) return;
-    // The body is written as text with the ids unquoted-checked: a record from elsewhere whose
-    // ids are not lowercase hex is counted as dropped, never allowed to break a batch.
+    // Ids are written unquoted (JSON) or read as hex (protobuf) without further checks: a record
+    // from elsewhere whose ids are not lowercase hex is counted as dropped, never allowed to
+    // break a batch.
     if (closed || queued >= maxQueueSize || !hasHexIds(record)) {
       counts.dropped++;
       return;
     }
-    const batch = (current ??= new SpanBatch(head, spareBuffers.pop()));
+    const batch = (current ??= newBatch(spareBuffers.pop()));
     batch.add(record);
     queued++;
     if (batch.count >= batchSize) {
@@ -266,6 +290,7 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
 
   Object.defineProperties(sink, {
     url: { value: url.href, enumerable: true },
+    protocol: { value: protocol, enumerable: true },
     sampler: { value: options.sampler, enumerable: true },
   });
   sink.flush = (): Promise<void> => (closed ? (shutdownPromise ?? Promise.resolve()) : flushWithin());
@@ -286,21 +311,9 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
   return sink;
 }
 
-/** `partialSuccess.rejectedSpans` of an OTLP answer, 0 when absent or unreadable. */
 const TRACE_ID = /^[0-9a-f]{32}$/;
 const SPAN_ID = /^[0-9a-f]{16}$/;
 
 function hasHexIds(record: SpanRecord): boolean {
   return TRACE_ID.test(record.traceId) && SPAN_ID.test(record.spanId) && (record.parentSpanId === "" || SPAN_ID.test(record.parentSpanId));
-}
-
-function rejectedSpans(body: string, sent: number): number {
-  if (body === "" || body === "{}") return 0;
-  try {
-    const parsed = JSON.parse(body) as { partialSuccess?: { rejectedSpans?: unknown } } | null;
-    const n = Number(parsed?.partialSuccess?.rejectedSpans ?? 0);
-    return Number.isInteger(n) && n > 0 ? Math.min(n, sent) : 0;
-  } catch {
-    return 0;
-  }
 }

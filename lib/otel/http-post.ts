@@ -1,6 +1,6 @@
-// One POST of an export body over node:http(s), with a per-request timeout. The answer is the
-// status and the headers retry decisions need; the response body is read (to free the socket)
-// up to a small bound and kept for partial-success reports.
+// One POST of an export body (JSON or protobuf) over node:http(s), with a per-request timeout.
+// The answer is the status and the headers retry decisions need; the response body is read (to
+// free the socket) up to a small bound and kept, as bytes, for partial-success reports.
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 
@@ -8,8 +8,10 @@ export interface PostResult {
   /** 0 when the request failed before a response (network error, timeout). */
   readonly status: number;
   readonly retryAfter: string | undefined;
-  /** The response body (at most MAX_RESPONSE_BYTES), "" without a response. */
-  readonly body: string;
+  /** The response body (at most MAX_RESPONSE_BYTES), empty without a response. */
+  readonly body: Buffer;
+  /** The response's Content-Type, "" when absent or without a response. */
+  readonly contentType: string;
   /** Why no response came, when status is 0. */
   readonly error: Error | null;
   /** The whole body was handed to the operating system ('finish'): the caller may reuse its buffer. */
@@ -18,7 +20,9 @@ export interface PostResult {
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
-export function postJson(url: URL, headers: Readonly<Record<string, string>>, body: string | Buffer, timeoutMs: number): Promise<PostResult> {
+const NO_BODY = Buffer.alloc(0);
+
+export function postBody(url: URL, headers: Readonly<Record<string, string>>, body: string | Buffer, contentType: string, timeoutMs: number): Promise<PostResult> {
   return new Promise((resolve) => {
     const payload = typeof body === "string" ? Buffer.from(body, "utf8") : body;
     const send = url.protocol === "https:" ? httpsRequest : httpRequest;
@@ -30,15 +34,15 @@ export function postJson(url: URL, headers: Readonly<Record<string, string>>, bo
       resolve(result);
     };
     let bodySent = false;
-    const failed = (error: Error): void => done({ status: 0, retryAfter: undefined, body: "", error, bodySent });
+    const failed = (error: Error): void => done({ status: 0, retryAfter: undefined, body: NO_BODY, contentType: "", error, bodySent });
     let req: ReturnType<typeof send>;
     try {
       req = send(url, {
         method: "POST",
-        headers: { ...headers, "content-type": "application/json", "content-length": String(payload.length) },
+        headers: { ...headers, "content-type": contentType, "content-length": String(payload.length) },
       });
     } catch (err) {
-      resolve({ status: 0, retryAfter: undefined, body: "", error: err instanceof Error ? err : new Error(String(err)), bodySent: false });
+      resolve({ status: 0, retryAfter: undefined, body: NO_BODY, contentType: "", error: err instanceof Error ? err : new Error(String(err)), bodySent: false });
       return;
     }
     const timer = setTimeout(() => {
@@ -58,10 +62,12 @@ export function postJson(url: URL, headers: Readonly<Record<string, string>>, bo
       res.on("error", failed);
       res.on("end", () => {
         const retryAfter = res.headers["retry-after"];
+        const type = res.headers["content-type"];
         done({
           status: res.statusCode ?? 0,
           retryAfter: typeof retryAfter === "string" ? retryAfter : undefined,
-          body: Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BYTES).toString("utf8"),
+          body: Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BYTES),
+          contentType: type ?? "",
           error: null,
           bodySent,
         });

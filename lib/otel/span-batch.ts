@@ -8,6 +8,17 @@
 import type { SpanAttributeValue, SpanRecord } from "../service/index.js";
 import { otlpSpanJson, otlpTracesRequestJson, type OtlpScope } from "./otlp-json.js";
 
+/** What the exporter needs of a batch, whatever its encoding (this file's JSON, protobuf-span-batch.ts). */
+export interface ExportBatch {
+  /** Spans in the batch. */
+  readonly count: number;
+  /** The whole underlying buffer, for reuse by a later batch once the export is over. */
+  readonly buffer: Buffer;
+  add(record: SpanRecord): void;
+  /** The request body; the batch is done with. */
+  finish(): Buffer;
+}
+
 const TAIL = "]}]}]}";
 const INITIAL_BYTES = 64 * 1024;
 
@@ -17,7 +28,7 @@ export function spanBatchHead(resource: Readonly<Record<string, SpanAttributeVal
   return empty.slice(0, empty.length - TAIL.length);
 }
 
-export class SpanBatch {
+export class SpanBatch implements ExportBatch {
   private buf: Buffer;
   private length: number;
   /** Spans in the batch. */

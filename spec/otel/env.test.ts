@@ -118,8 +118,9 @@ describe("otlpConfigFromEnv()", () => {
     [{ OTEL_BSP_MAX_QUEUE_SIZE: "100", OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "101" }, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", /OTEL_BSP_MAX_EXPORT_BATCH_SIZE \(101\) must not exceed OTEL_BSP_MAX_QUEUE_SIZE \(100\)/],
     [{ OTEL_BSP_MAX_QUEUE_SIZE: "511" }, "OTEL_BSP_MAX_QUEUE_SIZE", /must not exceed OTEL_BSP_MAX_QUEUE_SIZE \(511\)/],
     [{ OTEL_SDK_DISABLED: "yes" }, "OTEL_SDK_DISABLED", /OTEL_SDK_DISABLED must be "true" or "false", got "yes"/],
-    [{ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }, "OTEL_EXPORTER_OTLP_PROTOCOL", /OTEL_EXPORTER_OTLP_PROTOCOL: keel exports "http\/json" only/],
-    [{ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/protobuf" }, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", /OTEL_EXPORTER_OTLP_TRACES_PROTOCOL/],
+    [{ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }, "OTEL_EXPORTER_OTLP_PROTOCOL", /OTEL_EXPORTER_OTLP_PROTOCOL: keel exports OTLP over HTTP only \("http\/protobuf" or "http\/json"\), not "grpc"/],
+    [{ OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "grpc" }, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", /not "grpc"/],
+    [{ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/thrift" }, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", /OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be "http\/protobuf" or "http\/json", got "http\/thrift"/],
   ];
   for (const [env, name, message] of invalid) {
     it(`refuses ${name}=${JSON.stringify(Object.values(env).at(-1))} with a TypeError naming it`, () => {

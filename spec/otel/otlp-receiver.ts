@@ -10,12 +10,14 @@ export interface Received {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
+  /** The body's bytes (a protobuf body is not text). */
+  raw: Buffer;
   /** Epoch ms when the request arrived. */
   at: number;
 }
 
 /** How to answer one request: a status with headers, or "hang" (never answer). */
-export type Answer = { status: number; headers?: Record<string, string>; body?: string } | "hang";
+export type Answer = { status: number; headers?: Record<string, string>; body?: string | Buffer } | "hang";
 
 export interface Receiver {
   readonly url: string;
@@ -37,7 +39,8 @@ export async function startReceiver(): Promise<Receiver> {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      received.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), at: Date.now() });
+      const raw = Buffer.concat(chunks);
+      received.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: raw.toString("utf8"), raw, at: Date.now() });
       for (const w of waiters.filter((w) => received.length >= w.n)) {
         waiters.splice(waiters.indexOf(w), 1);
         w.resolve();
