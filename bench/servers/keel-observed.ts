@@ -35,7 +35,9 @@ async function main(): Promise<void> {
   const collector = await startCollector();
   // KEEL_BENCH_SAMPLE_RATIO: a parent-based trace-id ratio sampler (default: every trace).
   const ratio = Number(process.env["KEEL_BENCH_SAMPLE_RATIO"] ?? "1");
-  const exporter = otlpExporter({ url: collector.url, serviceName: "bench", sampler: namedSampler("parentbased_traceidratio", ratio) });
+  // KEEL_BENCH_OTLP_PROTOCOL: http/json (default) or http/protobuf.
+  const protocol = process.env["KEEL_BENCH_OTLP_PROTOCOL"] === "http/protobuf" ? "http/protobuf" : "http/json";
+  const exporter = otlpExporter({ url: collector.url, serviceName: "bench", protocol, sampler: namedSampler("parentbased_traceidratio", ratio) });
   const stop = () => {
     const s = exporter.stats();
     process.stderr.write(`keel-observed: spans exported ${s.exported}, dropped ${s.dropped}, failed ${s.failedSpans}\n`);
