@@ -331,6 +331,50 @@ describe("timeouts", () => {
   });
 });
 
+describe("timeouts and scripts with staged writes", () => {
+  test("the connection's one timer fires again on the next connection; a command after a timed-out one gets its own reply", async (t) => {
+    const s = need(t);
+    if (s === null) return;
+    const client = track(redisClient({ url: s.url, poolSize: 1, commandTimeoutMs: 100, reconnect: { baseMs: 10, maxMs: 50 } }));
+    await client.connect();
+    for (let round = 0; round < 2; round++) {
+      // A burst: the sleeper and commands behind it all lose the connection; none hangs.
+      const burst = [client.command(["DEBUG", "SLEEP", "0.3"]), client.command(["ECHO", "behind"]), client.run(client.script("return 1"), [], [])];
+      const settled = await Promise.allSettled(burst);
+      assert.ok(settled[0]?.status === "rejected" && settled[0].reason instanceof RedisTimeoutError, `round ${round}: the sleeper timed out`);
+      for (const r of settled.slice(1)) assert.ok(r.status === "rejected" && r.reason instanceof RedisConnectionError);
+      let reply: RedisReply | undefined;
+      for (let i = 0; i < 200 && reply === undefined; i++) {
+        try {
+          reply = await client.command(["ECHO", `mine ${round}`]);
+        } catch (e) {
+          assert.ok(e instanceof RedisConnectionError);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      }
+      assert.equal(reply, `mine ${round}`);
+    }
+  });
+
+  test("scripts in a burst after SCRIPT FLUSH: each is loaded and answers its own call (text, non-ASCII, numbers, Buffers)", async (t) => {
+    const s = need(t);
+    if (s === null) return;
+    const client = track(redisClient({ url: s.url, poolSize: 1 }));
+    const echo = client.script("return {KEYS[1], ARGV[1], ARGV[2]} -- staged burst");
+    await client.command(["SCRIPT", "FLUSH"]);
+    const calls = Array.from({ length: 20 }, (_, i) =>
+      i % 2 === 0 ? client.run(echo, [`k${i}é`], [i, "x\r\ny"]) : client.run(echo, [`k${i}`], [Buffer.from([i, 0, 255]), 1.5]),
+    );
+    const replies = await Promise.all(calls);
+    replies.forEach((reply, i) => {
+      if (i % 2 === 0) assert.deepEqual(reply, [`k${i}é`, String(i), "x\r\ny"]);
+      else assert.deepEqual(reply, [`k${i}`, Buffer.from([i, 0, 255]).toString("utf8"), "1.5"]);
+    });
+    await assert.rejects(client.run(echo, ["k"], [null as never]), TypeError);
+    assert.deepEqual(await client.run(echo, ["after"], ["ok", 1]), ["after", "ok", "1"]);
+  });
+});
+
 describe("close", () => {
   test("close() lets commands in flight finish, then later commands reject", async (t) => {
     const s = need(t);

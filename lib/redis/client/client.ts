@@ -9,7 +9,7 @@ import { RedisConnectionError, RedisError } from "./errors.js";
 import { registerRedisErrorMapper } from "./error-mapper.js";
 import { nextBackoffMs } from "./backoff.js";
 import { resolveOptions, type RedisClientOptions, type ResolvedOptions } from "./options.js";
-import { RedisScript, runScript } from "./script.js";
+import { RedisScript, evalshaCommand, loadAndRun } from "./script.js";
 import { RedisSubscriber, type MessageListener } from "./subscriber.js";
 import type { RedisArg, RedisReply } from "./types.js";
 
@@ -48,6 +48,9 @@ export class RedisClient {
   /** connect() callers, told about every failed attempt. */
   readonly #attemptWatchers = new Set<(error: RedisConnectionError) => void>();
   readonly #send = (args: readonly RedisArg[]): Promise<RedisReply> => this.command(args);
+  /** After NOSCRIPT (a restarted or flushed server): SCRIPT LOAD, then EVALSHA once more. */
+  readonly #rerunScript = (script: RedisScript, keys: readonly string[], args: readonly RedisArg[]): Promise<RedisReply> =>
+    loadAndRun(this.#send, script, evalshaCommand(script, keys, args));
 
   constructor(urlOrOptions?: string | RedisClientOptions) {
     this.#options = resolveOptions(urlOrOptions);
@@ -84,8 +87,14 @@ export class RedisClient {
     return new RedisScript(source);
   }
 
+  /** Runs `script` with EVALSHA (see script()). `keys` and `args` are read again if the script has to be loaded: leave them unchanged until the promise settles. */
   run(script: RedisScript, keys: readonly string[], args: readonly RedisArg[]): Promise<RedisReply> {
-    return runScript(this.#send, script, keys, args);
+    const connection = this.#pick();
+    if (connection !== null) return connection.sendScript(script, keys, args);
+    return this.#whenDown(evalshaCommand(script, keys, args), false).catch((err: unknown) => {
+      if (!(err instanceof RedisError) || err.code !== "NOSCRIPT") throw err;
+      return this.#rerunScript(script, keys, args);
+    });
   }
 
   /**
@@ -187,7 +196,7 @@ export class RedisClient {
   }
 
   #open(slot: Slot): void {
-    const connection = new RedisConnection(this.#options.connection, (c, error) => this.#onClosed(slot, c, error));
+    const connection = new RedisConnection(this.#options.connection, (c, error) => this.#onClosed(slot, c, error), { rerunScript: this.#rerunScript });
     slot.connection = connection;
     connection.open().then(
       () => {

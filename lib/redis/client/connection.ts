@@ -1,5 +1,6 @@
-// One socket to Redis. Commands are pipelined: written at once (corked until the next tick, so a
-// burst leaves in one write) and matched to replies in order through a FIFO. The handshake
+// One socket to Redis. Commands are pipelined: encoded into a staging buffer and sent at the end
+// of the event loop's turn (setImmediate), so all commands issued in one turn, whatever callbacks
+// issued them, leave in one write; they are matched to replies in order through a FIFO. The handshake
 // (HELLO 3 / AUTH, SELECT, CLIENT SETNAME, then PING) runs before the connection is offered to
 // callers. The PING proves the server serves commands: one still loading its data answers it
 // -LOADING (AUTH and SELECT pass), one at maxclients -ERR; either is a failed attempt, retried
@@ -11,9 +12,10 @@
 // reset, so its late reply can never be taken for the answer to a later command.
 import { connect as netConnect, isIP, type Socket } from "node:net";
 import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
-import { encodeCommand } from "./resp-encoder.js";
+import { CommandWriter, FLUSH_SIZE } from "./command-writer.js";
 import { RespParser, type ParsedReply } from "./resp-parser.js";
 import { RedisConnectionError, RedisError, RedisTimeoutError } from "./errors.js";
+import type { RedisScript } from "./script.js";
 import type { RedisArg, RedisReply } from "./types.js";
 
 export interface ConnectionConfig {
@@ -33,27 +35,46 @@ export interface ConnectionConfig {
 export type PushHandler = (frame: RedisReply) => void;
 export type CloseHandler = (connection: RedisConnection, error: RedisConnectionError) => void;
 
+/** Runs a script again after a NOSCRIPT reply (SCRIPT LOAD first); the client supplies it. */
+export type ScriptRerun = (script: RedisScript, keys: readonly string[], args: readonly RedisArg[]) => Promise<RedisReply>;
+
+const NO_KEYS: readonly string[] = [];
+
 /** A command waiting for its reply. */
 class Pending {
   readonly resolve: (value: RedisReply) => void;
   readonly reject: (error: Error) => void;
   readonly buffers: boolean;
   readonly deadline: number;
+  /** For an EVALSHA sent by sendScript: what to run again on NOSCRIPT. */
+  readonly script: RedisScript | null;
+  readonly keys: readonly string[];
+  readonly args: readonly RedisArg[];
 
-  constructor(resolve: (value: RedisReply) => void, reject: (error: Error) => void, buffers: boolean, deadline: number) {
+  constructor(
+    resolve: (value: RedisReply) => void,
+    reject: (error: Error) => void,
+    buffers: boolean,
+    deadline: number,
+    script: RedisScript | null,
+    keys: readonly string[],
+    args: readonly RedisArg[],
+  ) {
     this.resolve = resolve;
     this.reject = reject;
     this.buffers = buffers;
     this.deadline = deadline;
+    this.script = script;
+    this.keys = keys;
+    this.args = args;
   }
 }
 
 /** Reply arrays on a RESP2 subscriber connection that are messages, not command replies. */
 const MESSAGE_KINDS = new Set(["message", "pmessage", "smessage"]);
 
-function uncork(connection: RedisConnection): void {
-  connection.corked = false;
-  connection.socket?.uncork();
+function flushConnection(connection: RedisConnection): void {
+  connection.flush();
 }
 
 function onTimer(connection: RedisConnection): void {
@@ -66,15 +87,18 @@ export type ConnectionState = "connecting" | "ready" | "closing" | "closed";
 export class RedisConnection {
   state: ConnectionState = "connecting";
   socket: Socket | null = null;
-  corked = false;
 
   private readonly config: ConnectionConfig;
   private readonly parser: RespParser;
+  private readonly writer = new CommandWriter();
+  /** A flush of the writer is scheduled (setImmediate). */
+  private flushPending = false;
   private readonly queue: (Pending | undefined)[] = [];
   private head = 0;
   private timer: NodeJS.Timeout | null = null;
   private readonly onPush: PushHandler | undefined;
   private readonly onClose: CloseHandler;
+  private readonly rerunScript: ScriptRerun | undefined;
   /** A subscriber connection: message arrays go to onPush. */
   private readonly pubsub: boolean;
   private drained: (() => void) | null = null;
@@ -82,9 +106,10 @@ export class RedisConnection {
   private resolveClosed!: () => void;
   private failure: RedisConnectionError | null = null;
 
-  constructor(config: ConnectionConfig, onClose: CloseHandler, options: { onPush?: PushHandler; pubsub?: boolean } = {}) {
+  constructor(config: ConnectionConfig, onClose: CloseHandler, options: { onPush?: PushHandler; pubsub?: boolean; rerunScript?: ScriptRerun } = {}) {
     this.config = config;
     this.onClose = onClose;
+    this.rerunScript = options.rerunScript;
     this.onPush = options.onPush;
     this.pubsub = options.pubsub === true;
     this.parser = new RespParser((value, push, nested) => this.onReply(value, push, nested));
@@ -178,31 +203,58 @@ export class RedisConnection {
 
   /** Writes one command; its reply (or failure) settles the promise. */
   send(args: readonly RedisArg[], buffers: boolean): Promise<RedisReply> {
-    const socket = this.socket;
-    if (socket === null || this.state === "closed") {
+    if (this.socket === null || this.state === "closed") {
       return Promise.reject(this.failure ?? new RedisConnectionError("Redis connection is closed"));
     }
-    let encoded: Buffer;
     try {
-      encoded = encodeCommand(args);
+      this.writer.append(args);
     } catch (err) {
       return Promise.reject(err);
+    }
+    return this.expectReply(buffers, null, NO_KEYS, args);
+  }
+
+  /**
+   * EVALSHA of `script`; on a NOSCRIPT reply, the connection's rerunScript settles the promise
+   * instead (`keys` and `args` are read again then). Costs no more than a plain command.
+   */
+  sendScript(script: RedisScript, keys: readonly string[], args: readonly RedisArg[]): Promise<RedisReply> {
+    if (this.socket === null || this.state === "closed") {
+      return Promise.reject(this.failure ?? new RedisConnectionError("Redis connection is closed"));
+    }
+    try {
+      this.writer.appendScript(script, keys, args);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.expectReply(false, script, keys, args);
+  }
+
+  /** After a command was staged: schedules the write and queues the promise for its reply. */
+  private expectReply(buffers: boolean, script: RedisScript | null, keys: readonly string[], args: readonly RedisArg[]): Promise<RedisReply> {
+    if (this.writer.size >= FLUSH_SIZE) this.flush();
+    else if (!this.flushPending) {
+      this.flushPending = true;
+      setImmediate(flushConnection, this);
     }
     return new Promise<RedisReply>((resolve, reject) => {
       const deadline = Date.now() + this.config.commandTimeoutMs;
       if (this.head === this.queue.length) this.parser.buffers = buffers;
-      this.queue.push(new Pending(resolve, reject, buffers, deadline));
-      if (!this.corked) {
-        this.corked = true;
-        socket.cork();
-        process.nextTick(uncork, this);
-      }
-      socket.write(encoded);
+      this.queue.push(new Pending(resolve, reject, buffers, deadline, script, keys, args));
+      // One timer per connection, for the oldest command's deadline (checkTimeout re-arms it).
       if (this.timer === null) {
         this.timer = setTimeout(onTimer, this.config.commandTimeoutMs, this);
         this.timer.unref();
       }
     });
+  }
+
+  /** Hands the staged commands to the socket in one write. */
+  flush(): void {
+    this.flushPending = false;
+    const socket = this.socket;
+    if (socket !== null && this.state !== "closed") this.writer.writeTo(socket);
+    else this.writer.clear();
   }
 
   /** The one timer of this connection fires for the oldest command's deadline. */
@@ -261,7 +313,11 @@ export class RedisConnection {
     }
     const next = this.queue[this.head];
     if (next !== undefined) this.parser.buffers = next.buffers;
-    if (value instanceof RedisError) pending.reject(value);
+    if (value instanceof RedisError) {
+      if (pending.script !== null && value.code === "NOSCRIPT" && this.rerunScript !== undefined) {
+        this.rerunScript(pending.script, pending.keys, pending.args).then(pending.resolve, pending.reject);
+      } else pending.reject(value);
+    }
     else if (nested !== undefined) {
       nested.reply = value;
       pending.reject(nested);
@@ -307,6 +363,7 @@ export class RedisConnection {
       this.timer = null;
     }
     this.parser.reset();
+    this.writer.clear();
     const inFlight = this.pendingCount;
     const lost =
       inFlight > 0 && error.message.indexOf("may or may not") === -1

@@ -175,7 +175,7 @@ export class RespParser {
 
   /** One value (or an aggregate header) at `start`; sets this.pos past it. */
   private parseValue(buf: Buffer, start: number): ParsedReply | typeof INCOMPLETE | typeof OPENED {
-    const lf = buf.indexOf(LF, start + 1);
+    const lf = findLf(buf, start + 1);
     if (lf === -1) {
       this.needBytes = 0;
       return INCOMPLETE;
@@ -215,7 +215,7 @@ export class RespParser {
         if (type === 33) return new RedisError(buf.toString("utf8", next, end));
         // Verbatim strings start with a 3-letter format and a colon ("txt:"): dropped.
         const from = type === 61 ? Math.min(next + 4, end) : next;
-        return this.buffers ? Buffer.from(buf.subarray(from, end)) : buf.toString("utf8", from, end);
+        return this.buffers ? Buffer.from(buf.subarray(from, end)) : decodeUtf8(buf, from, end);
       }
       case 42: // * array
       case 126: // ~ set
@@ -282,6 +282,33 @@ export class RespParser {
     else this.complete([]);
     return OPENED;
   }
+}
+
+/** How far findLf looks in JS before a native search: headers and short lines end well within it. */
+const SHORT_LINE = 24;
+
+/** Index of the next LF at or after `from`, or -1. Most lines are a few bytes: a JS loop beats a native call. */
+function findLf(buf: Buffer, from: number): number {
+  const stop = Math.min(buf.length, from + SHORT_LINE);
+  for (let i = from; i < stop; i++) if (buf[i] === LF) return i;
+  return stop === buf.length ? -1 : buf.indexOf(LF, stop);
+}
+
+/** Strings up to this many bytes are decoded in JS when they are ASCII. */
+const SHORT_TEXT = 16;
+
+/** UTF-8 text of buf[from, end): short ASCII in JS (a native call costs more), the rest natively. */
+function decodeUtf8(buf: Buffer, from: number, end: number): string {
+  if (end - from <= SHORT_TEXT) {
+    let text = "";
+    for (let i = from; i < end; i++) {
+      const byte = buf[i] as number;
+      if (byte > 0x7f) return buf.toString("utf8", from, end);
+      text += String.fromCharCode(byte);
+    }
+    return text;
+  }
+  return buf.toString("utf8", from, end);
 }
 
 /** A non-negative decimal length, or -1. */
