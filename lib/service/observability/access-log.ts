@@ -208,7 +208,8 @@ export function accessLog(options: AccessLogOptions): Layer {
 
   // A direct layer: a route that answers synchronously gets its ids, span and line without a promise.
   return directLayer(function accessLogLayer(ctx: Context, next: Chain): Reply | Promise<Reply> {
-    const start = performance.now();
+    // Only a line or a span record needs the duration.
+    const start = anyRecording ? performance.now() : 0;
     if (resolveId !== undefined) ctx.requestId = resolveId(ctx.req.headers[idHeader]);
     let rs: RequestSpan | null = null;
     if (trace) {

@@ -58,12 +58,16 @@ export function formatTraceParent(traceId: string, spanId: string, flags: string
 
 /** True when trace flags (two hex characters) have bit 0, "sampled", set. */
 export function isSampledFlags(flags: string): boolean {
+  // The two values nearly every request has, without parsing.
+  if (flags === "01") return true;
+  if (flags === "00") return false;
   const n = Number.parseInt(flags, 16);
   return Number.isInteger(n) && (n & 1) === 1;
 }
 
 /** The flags with bit 0 set or cleared; the other bits are kept (malformed flags count as 00). */
 export function withSampledFlag(flags: string, sampled: boolean): string {
+  if (flags === "01" || flags === "00") return sampled ? "01" : "00";
   const parsed = Number.parseInt(flags, 16);
   const n = Number.isInteger(parsed) && parsed >= 0 && parsed <= 0xff ? parsed : 0;
   const next = sampled ? n | 1 : n & 0xfe;

@@ -56,3 +56,23 @@ describe("random ids", () => {
     assert.equal(randomHex(64).length, 64);
   });
 });
+
+describe("trace flags", async () => {
+  const { isSampledFlags, withSampledFlag } = await import("../../../lib/service/observability/traceparent.js");
+  it("reads the sampled bit, 01 and 00 without parsing and any other pair by parsing", () => {
+    assert.equal(isSampledFlags("01"), true);
+    assert.equal(isSampledFlags("00"), false);
+    assert.equal(isSampledFlags("03"), true);
+    assert.equal(isSampledFlags("fe"), false);
+    assert.equal(isSampledFlags("zz"), false);
+  });
+  it("sets or clears the sampled bit and keeps the others", () => {
+    assert.equal(withSampledFlag("01", false), "00");
+    assert.equal(withSampledFlag("00", true), "01");
+    assert.equal(withSampledFlag("01", true), "01");
+    assert.equal(withSampledFlag("00", false), "00");
+    assert.equal(withSampledFlag("03", false), "02");
+    assert.equal(withSampledFlag("fe", true), "ff");
+    assert.equal(withSampledFlag("zz", true), "01");
+  });
+});
