@@ -20,6 +20,7 @@
 // Markdown on stdout, progress on stderr, every number in bench/results/rate-limit-store.json.
 // Without redis-server on the PATH it says why and exits 0 (skipped). Exit code 1 when a server
 // failed to start, answered wrongly or with errors (a correctness problem, not a slow run).
+import { numberOption } from "./harness/args.mjs";
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
@@ -52,13 +53,7 @@ const CASES = [
 function parseArgs(argv) {
   const quick = argv.includes("--quick");
   const options = { quick, rounds: quick ? 1 : 5, duration: quick ? 1 : 3, warmup: quick ? 0.5 : 1, connections: 10, pipelining: [1, 10], out: DEFAULT_OUT };
-  const number = (name, raw, min, integer) => {
-    const n = Number(raw);
-    if (raw === undefined || raw === "" || !Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
-      throw new Error(`--${name} takes ${integer ? "an integer" : "a number"} >= ${min} (got ${raw})`);
-    }
-    return n;
-  };
+  const number = (name, raw, min, integer) => numberOption(name, raw, { min, integer });
   for (let i = 0; i < argv.length; i++) {
     const eq = argv[i].indexOf("=");
     const name = eq === -1 ? argv[i] : argv[i].slice(0, eq);

@@ -14,6 +14,7 @@
 // Without --json the markdown table goes to stdout; with --json stdout is one JSON summary and
 // the table goes to stderr with the progress lines. Exit code 1 when a server fails to start or
 // answers an echo wrongly (a correctness bug, not a slow run).
+import { numberOption } from "./harness/args.mjs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildBenchEntries } from "./harness/build.mjs";
@@ -38,13 +39,7 @@ const SERVERS = [
 
 function parseArgs(argv) {
   const options = { seconds: 5, warmup: 1, rounds: 3, connections: 16, sizes: [64, 65536], inFlight: 1, kind: "binary", peers: true, json: false };
-  const number = (name, raw, { min, integer }) => {
-    const n = Number(raw);
-    if (raw === undefined || raw === "" || !Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
-      throw new Error(`--${name} takes ${integer ? "an integer" : "a number"} >= ${min} (got ${raw})`);
-    }
-    return n;
-  };
+  const number = numberOption;
   for (let i = 0; i < argv.length; i++) {
     const eq = argv[i].indexOf("=");
     const name = eq === -1 ? argv[i] : argv[i].slice(0, eq);

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { otlpExporter, otlpTracesRequest, otlpTracesRequestJson, unixNanos } from "../../lib/otel/index.js";
 import type { SpanRecord } from "../../lib/service/index.js";
+import { startReceiver } from "./otlp-receiver.js";
 
 function span(over: Partial<SpanRecord>): SpanRecord {
   return {
@@ -58,18 +59,7 @@ it("the exporter drops (and counts) a record whose ids are not lowercase hex, so
 });
 
 it("the exporter's request body is those bytes: spans written into the batch as they finish, the buffer grown as needed", async () => {
-  const { createServer } = await import("node:http");
-  const bodies: Buffer[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      bodies.push(Buffer.concat(chunks));
-      res.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
+  const receiver = await startReceiver();
   try {
     const spans: SpanRecord[] = [
       span({}),
@@ -79,9 +69,10 @@ it("the exporter's request body is those bytes: spans written into the batch as 
       span({ attributes: { "big.é": "é".repeat(70_000) + "\u{1F600}".repeat(20_000) } }),
     ];
     const resource = { "service.name": "svc", "service.version": "1.2.3" };
-    const exporter = otlpExporter({ url: `http://127.0.0.1:${port}/v1/traces`, serviceName: "svc", resource, maxExportBatchSize: 4 });
+    const exporter = otlpExporter({ url: receiver.url, serviceName: "svc", resource, maxExportBatchSize: 4 });
     for (const s of spans) exporter(s);
     await exporter.flush();
+    const bodies = receiver.received.map((r) => r.raw);
     assert.equal(bodies.length, 1);
     // The resource part carries the SDK attributes the exporter adds; the spans part must be exact.
     const sent = bodies[0]!.toString("utf8");
@@ -92,37 +83,27 @@ it("the exporter's request body is those bytes: spans written into the batch as 
     assert.ok(sent.startsWith('{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"svc"}}'));
     assert.equal(exporter.stats().exported, 4);
   } finally {
-    server.close();
+    await receiver.close();
   }
 });
 
 it("batches after the first are written into the buffer of a batch already sent, without mixing their spans", async () => {
-  const { createServer } = await import("node:http");
-  const bodies: string[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      bodies.push(Buffer.concat(chunks).toString("utf8"));
-      res.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
+  const receiver = await startReceiver();
   try {
-    const exporter = otlpExporter({ url: `http://127.0.0.1:${port}/v1/traces`, maxExportBatchSize: 2 });
+    const exporter = otlpExporter({ url: receiver.url, maxExportBatchSize: 2 });
     for (let b = 0; b < 4; b++) {
       // A long first batch, shorter later ones: stale bytes of a longer batch must never show.
       exporter(span({ name: `b${b}-first` + "x".repeat(b === 0 ? 5000 : 10) }));
       exporter(span({ name: `b${b}-second` }));
       await exporter.flush();
     }
+    const bodies = receiver.received.map((r) => r.body);
     assert.equal(bodies.length, 4);
     bodies.forEach((body, b) => {
       const names = (JSON.parse(body).resourceSpans[0].scopeSpans[0].spans as Array<{ name: string }>).map((s) => s.name);
       assert.deepEqual(names, [`b${b}-first` + "x".repeat(b === 0 ? 5000 : 10), `b${b}-second`]);
     });
   } finally {
-    server.close();
+    await receiver.close();
   }
 });

@@ -53,50 +53,50 @@ export class CommandWriter {
   append(args: readonly RedisArg[]): void {
     const count = args.length;
     if (count === 0) throw new TypeError("A Redis command needs at least its name");
-    let command = "*" + count + "\r\n";
-    let ascii = true;
-    for (let i = 0; i < count; i++) {
-      const arg = args[i];
-      let text: string;
-      if (typeof arg === "string") text = arg;
-      else if (typeof arg === "number") text = numberText(arg);
-      else {
-        for (let j = i; j < count; j++) checkArgument(args[j], j);
-        this.appendBinary(encodeCommand(args));
-        return;
-      }
-      const bytes = utf8Length(text);
-      if (bytes !== text.length) ascii = false;
-      command += "$" + bytes + "\r\n" + text + "\r\n";
+    this.bulkAscii = true;
+    const command = this.withBulks("*" + count + "\r\n", args);
+    if (command === null) {
+      // A Buffer (or a bad) argument: checked, then encoded as bytes.
+      for (let j = 0; j < count; j++) checkArgument(args[j], j);
+      this.appendBinary(encodeCommand(args));
+      return;
     }
-    this.text += command;
-    if (!ascii) this.ascii = false;
-    this.size += command.length;
+    this.stage(command);
   }
 
   /** Stages EVALSHA with the script's pre-encoded prefix (no argument list is built). Throws TypeError for a bad argument. */
   appendScript(script: RedisScript, keys: readonly string[], args: readonly RedisArg[]): void {
-    const keyCount = keys.length;
-    let command = "*" + (3 + keyCount + args.length) + "\r\n" + script.evalshaPrefix;
-    const keyCountText = String(keyCount);
-    command += "$" + keyCountText.length + "\r\n" + keyCountText + "\r\n";
-    let ascii = true;
-    for (let i = 0; i < keyCount + args.length; i++) {
-      const arg = i < keyCount ? keys[i] : args[i - keyCount];
+    const keyCount = String(keys.length);
+    this.bulkAscii = true;
+    const head = "*" + (3 + keys.length + args.length) + "\r\n" + script.evalshaPrefix + "$" + keyCount.length + "\r\n" + keyCount + "\r\n";
+    const withKeys = this.withBulks(head, keys);
+    const command = withKeys === null ? null : this.withBulks(withKeys, args);
+    // A Buffer (or a bad) argument: the general path, which checks and encodes it.
+    if (command === null) this.append(evalshaCommand(script, keys, args));
+    else this.stage(command);
+  }
+
+  /** Cleared before `withBulks`, false after when one of its arguments was not ASCII. */
+  private bulkAscii = true;
+
+  /** `command` followed by each argument as a RESP bulk string; null when one is neither a string nor a number. */
+  private withBulks(command: string, args: readonly RedisArg[]): string | null {
+    for (let i = 0; i < args.length; i++) {
+      const arg = args[i];
       let text: string;
       if (typeof arg === "string") text = arg;
       else if (typeof arg === "number") text = numberText(arg);
-      else {
-        // A Buffer (or a bad) argument: the general path, which checks and encodes it.
-        this.append(evalshaCommand(script, keys, args));
-        return;
-      }
+      else return null;
       const bytes = utf8Length(text);
-      if (bytes !== text.length) ascii = false;
+      if (bytes !== text.length) this.bulkAscii = false;
       command += "$" + bytes + "\r\n" + text + "\r\n";
     }
+    return command;
+  }
+
+  private stage(command: string): void {
     this.text += command;
-    if (!ascii) this.ascii = false;
+    if (!this.bulkAscii) this.ascii = false;
     this.size += command.length;
   }
 
