@@ -203,8 +203,8 @@ describe("a job whose instance is SIGKILLed mid-run completes on the other insta
     cluster.redis = await startRedis();
     const redis = cluster.redis;
     if (redis === null) return t.skip(SKIP_REASON);
-    const env = sampleEnv(redis, { KEEL_REPORT_DELAY_MS: "3000", KEEL_JOB_LEASE_MS: "1500" });
-    // A alone first, so the claim is A's; B starts while the job runs (well within its 3 s).
+    const env = sampleEnv(redis, { KEEL_REPORT_DELAY_MS: "6000", KEEL_JOB_LEASE_MS: "1500" });
+    // A alone first, so the claim is A's; B starts while the job runs (well within its 6 s, even on a slow machine).
     const a = await startSample(env);
     cluster.samples.push(a);
     const id = await enqueueReport(a, "2031-04");
