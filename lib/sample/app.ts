@@ -110,8 +110,20 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
   }
   // The queue runs while the app serves: started when it listens; after the HTTP drain no new
   // jobs, running ones get 8 s, the rest stay pending in the store; then the log is flushed.
-  app.onListen(() => void jobs.start().catch((err: unknown) => logger.log(50, "job queue failed to start", { message: String(err) })));
+  // A store that cannot be reached yet (Redis still starting, or down) must not leave this
+  // instance without workers for good: starting is retried with backoff until the app drains.
+  let stopping = false;
+  const startJobs = (attempt: number): void => {
+    jobs.start().catch((err: unknown) => {
+      if (stopping) return;
+      const delay = Math.min(10_000, 500 * 2 ** attempt);
+      logger.log(50, "job queue failed to start; retrying", { message: err instanceof Error ? err.message : String(err), retry_in_ms: delay });
+      setTimeout(() => startJobs(attempt + 1), delay).unref();
+    });
+  };
+  app.onListen(() => startJobs(0));
   app.onShutdown(async () => {
+    stopping = true;
     await jobs.drain(8_000);
     await options.redis?.close();
     await prod?.flush();

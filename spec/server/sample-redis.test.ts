@@ -345,3 +345,32 @@ describe("Redis restarted mid-load", () => {
     }
   });
 });
+
+describe("an instance started while Redis is down", () => {
+  const cluster: Cluster = { redis: null, samples: [] };
+  after(() => stopAll(cluster));
+
+  it("serves, keeps trying to start its job queue, and runs jobs once Redis is up", async (t: TestContext) => {
+    cluster.redis = await startRedis();
+    const redis = cluster.redis;
+    if (redis === null) return t.skip(SKIP_REASON);
+    redis.kill();
+    const a = await startSample(sampleEnv(redis));
+    cluster.samples.push(a);
+    const down = await postJson(`${a.url}/api/v1/reports`, { kind: "billing", month: "2032-01" });
+    assert.equal(down.status, 503, "no Redis: the enqueue is refused, not hung");
+    // Wait until the queue's first start has failed (it gives the connection a few seconds).
+    await waitFor("the job queue's first start to fail", 15_000, 100, async () => (a.output().includes("job queue failed to start") ? true : undefined));
+    await redis.restart();
+    const id = await waitFor("an enqueue accepted once Redis is back", 15_000, 200, async () => {
+      const res = await postJson(`${a.url}/api/v1/reports`, { kind: "billing", month: "2032-01" });
+      return res.status === 202 ? String(json(res)["id"]) : undefined;
+    });
+    // The queue's first start failed (Redis down); without a retry this job would wait forever.
+    const done = await waitFor("the job succeeded on the instance that booted without Redis", 30_000, 200, async () => {
+      const job = await jobOn(a, id);
+      return job?.state === "succeeded" ? job : undefined;
+    });
+    assert.equal(done.attempts, 1);
+  });
+});
