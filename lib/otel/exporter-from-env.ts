@@ -4,7 +4,7 @@
 import { otlpExporter, type OtlpExporter, type OtlpExporterOptions, type OtlpExporterStats } from "./exporter.js";
 import { otlpConfigFromEnv, type Environment } from "./env-config.js";
 
-const NO_STATS: OtlpExporterStats = { exported: 0, dropped: 0, failedBatches: 0, failedSpans: 0, rejected: 0, retries: 0, queued: 0 };
+const NO_STATS: OtlpExporterStats = { exported: 0, dropped: 0, failedBatches: 0, failedSpans: 0, rejected: 0, retries: 0, queued: 0, transport: "inline" };
 
 /** The exporter of OTEL_SDK_DISABLED=true: takes spans and sends nothing; no sampler. */
 function disabledExporter(): OtlpExporter {

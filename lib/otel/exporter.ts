@@ -3,11 +3,12 @@
 // most 2048 waiting). One export is in flight at a time; while it waits, spans queue up, and what
 // does not fit is dropped and counted. Failed exports are retried (see retry-policy.ts); flush()
 // and shutdown() send what is queued within a deadline. Timers are unref'd: the exporter never
-// keeps a process alive. Unsampled spans (trace flag bit 0 clear) are never exported.
+// keeps a process alive. POSTs are made by a worker thread (worker-transport.ts). Unsampled spans (trace flag bit 0 clear) are never exported.
 import type { Logger } from "../util/logger.js";
 import type { SpanAttributeValue, SpanRecord, SpanSink } from "../service/index.js";
 import { validateHeaderName, validateHeaderValue } from "node:http";
-import { postBody, type PostResult } from "./http-post.js";
+import { InlineTransport, type OtlpTransport, type PostTransport } from "./post-transport.js";
+import { WorkerTransport } from "./worker-transport.js";
 import type { OtlpScope } from "./otlp-json.js";
 import { protobufBatchHead } from "./otlp-protobuf.js";
 import { ProtobufSpanBatch } from "./protobuf-span-batch.js";
@@ -49,6 +50,13 @@ export interface OtlpExporterOptions {
   logger?: Logger;
   /** The instrumentation scope (default { name: "keel", version: keel's version }). */
   scope?: OtlpScope;
+  /**
+   * Where the POSTs are made: "worker" (default), a worker thread, so that node's HTTP client
+   * never runs in the server's isolate (where it would slow down the server's own HTTP code,
+   * see worker-transport.ts); or "inline", in this thread. A worker that cannot start or dies
+   * is replaced by inline POSTs.
+   */
+  transport?: OtlpTransport;
 }
 
 export interface OtlpExporterStats {
@@ -66,6 +74,8 @@ export interface OtlpExporterStats {
   readonly retries: number;
   /** Spans waiting now. */
   readonly queued: number;
+  /** Where POSTs are made now: "inline" when asked, or after the export worker failed. */
+  readonly transport: OtlpTransport;
 }
 
 /** A SpanSink (pass it as `onSpan`) that exports over OTLP/HTTP, JSON or protobuf. */
@@ -131,6 +141,8 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
   const resource = resourceAttributes(options.serviceName, options.resource);
   const scope = options.scope ?? KEEL_SCOPE;
   const logger = options.logger;
+  const transportKind = options.transport ?? "worker";
+  if (transportKind !== "worker" && transportKind !== "inline") throw new TypeError(`otlpExporter(): transport must be "worker" or "inline", got ${JSON.stringify(transportKind)}`);
 
   // Waiting spans are kept as bytes: full batches waiting to be sent, and the batch being filled.
   // The resource and scope are encoded once; every batch starts with them.
@@ -159,6 +171,10 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
   const warn = (msg: string, fields: Record<string, unknown>): void => {
     if (logger !== undefined && logger.level <= 40) logger.log(40, msg, fields);
   };
+
+  const target = { url, headers, contentType, timeoutMs };
+  const transport: PostTransport =
+    transportKind === "inline" ? new InlineTransport(target) : new WorkerTransport(target, (reason) => warn("OTLP export worker unavailable: exporting in-process", { reason }));
 
   const startTimer = (): void => {
     if (timer !== null || closed) return;
@@ -214,29 +230,41 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
 
   const exportLoop = async (): Promise<void> => {
     for (let batch = nextBatch(); batch !== undefined; batch = nextBatch()) {
-      if ((await exportBatch(batch.finish(), batch.count)) && spareBuffers.length < SPARE_BUFFERS) spareBuffers.push(batch.buffer);
+      const free = await exportBatch(batch.finish(), batch.buffer, batch.count);
+      if (free !== null && spareBuffers.length < SPARE_BUFFERS) spareBuffers.push(free);
     }
     drainAll = false;
   };
 
-  /** Send one batch, retrying as the policy says; true when its buffer is free again (every try's body was written out). */
-  const exportBatch = async (body: Buffer, spans: number): Promise<boolean> => {
+  /**
+   * Send one batch (`body`, lying in its buffer `owner`), retrying as the policy says. Returns the
+   * buffer when it is free again (every try's body was written out), else null. The transport may
+   * hand back the bytes at a new place (they went to the export worker and back).
+   */
+  const exportBatch = async (body: Buffer, owner: Buffer, spans: number): Promise<Buffer | null> => {
     let reusable = true;
     for (let attempt = 1; ; attempt++) {
-      const result: PostResult = await postBody(url, headers, body, contentType, timeoutMs);
+      const result = await transport.post(body, owner);
       reusable &&= result.bodySent;
+      if (result.bytes !== null && result.owner !== null) {
+        body = result.bytes;
+        owner = result.owner;
+      } else {
+        reusable = false;
+      }
       if (result.status >= 200 && result.status < 300) {
         const rejected = rejectedSpans(result.body, result.contentType, protocol, spans);
         counts.exported += spans - rejected;
         counts.rejected += rejected;
-        return reusable;
+        return reusable ? owner : null;
       }
-      const wait = isRetryable(result.status) && attempt < policy.maxAttempts ? retryDelay(attempt, policy, result.retryAfter) : -1;
+      // Without its bytes (they went down with the export worker) the batch cannot be tried again.
+      const wait = result.bytes !== null && isRetryable(result.status) && attempt < policy.maxAttempts ? retryDelay(attempt, policy, result.retryAfter) : -1;
       if (wait < 0 || Date.now() + wait > deadline) {
         counts.failedBatches++;
         counts.failedSpans += spans;
         warn("OTLP export failed", { url: url.href, status: result.status, attempts: attempt, spans, message: result.error?.message });
-        return reusable;
+        return reusable ? owner : null;
       }
       counts.retries++;
       await pause(wait);
@@ -297,19 +325,25 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
   sink.shutdown = (): Promise<void> => {
     if (shutdownPromise === null) {
       closed = true;
-      shutdownPromise = flushWithin().then(() => {
+      shutdownPromise = flushWithin().then(async () => {
         // What could not be sent before the deadline will never be: count it.
         counts.dropped += queued;
         sealed = [];
         current = null;
         queued = 0;
+        await transport.close();
       });
     }
     return shutdownPromise;
   };
-  sink.stats = (): OtlpExporterStats => ({ ...counts, queued });
+  sink.stats = (): OtlpExporterStats => ({ ...counts, queued, transport: transport.kind });
+  // For tests: the export worker thread while it runs (null before the first export, inline, or after shutdown).
+  Object.defineProperty(sink, EXPORT_WORKER, { value: () => (transport instanceof WorkerTransport ? transport.thread : null) });
   return sink;
 }
+
+/** Key of a hidden method of every exporter returning its export worker thread (a Worker) or null; for tests. */
+export const EXPORT_WORKER: unique symbol = Symbol.for("keel.otel.exportWorker");
 
 const TRACE_ID = /^[0-9a-f]{32}$/;
 const SPAN_ID = /^[0-9a-f]{16}$/;

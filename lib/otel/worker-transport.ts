@@ -1,0 +1,158 @@
+// The exporter's POSTs made by a worker thread. Why: node's http client and server share internals
+// (stream writes, the HTTP parser, IncomingMessage); client objects passing through them in the
+// server's isolate give V8 new shapes to handle there, which deoptimizes the server's hot path and
+// makes every request slower, sampled or not. A worker has its own isolate, so its type feedback
+// cannot reach the server's. This thread keeps everything else (batching, retries, counts).
+//
+// The worker starts on the first POST, is unref'd (never keeps the process alive) and is ended by
+// close(). Bodies are transferred, not copied, and come back with the answer for the next try or
+// batch. If the worker cannot start or dies, POSTs go inline (http-post.ts) from then on; a POST
+// the worker was making when it died answers status 0 (retried like a network error), or, when
+// its bytes went with the worker, `bytes: null` (the batch is lost and counted failed).
+import { Worker } from "node:worker_threads";
+import { InlineTransport, NOT_SENT, type PostOutcome, type PostTarget, type PostTransport } from "./post-transport.js";
+import { POST_WORKER_SOURCE } from "./post-worker-source.js";
+
+/** What the worker sends back for one POST (see post-worker-source.ts). */
+interface WorkerAnswer {
+  id: number;
+  status: number;
+  retryAfter: string | undefined;
+  body: Uint8Array;
+  contentType: string;
+  error: string | null;
+  bodySent: boolean;
+  bytes: ArrayBuffer;
+}
+
+interface PendingPost {
+  resolve(outcome: PostOutcome): void;
+  /** Where the body lies in the transferred memory. */
+  offset: number;
+  length: number;
+  /** The body and its buffer, when only a copy went to the worker (they survive it), else null. */
+  kept: { body: Buffer; owner: Buffer } | null;
+}
+
+export class WorkerTransport implements PostTransport {
+  private readonly target: PostTarget;
+  private readonly inline: InlineTransport;
+  private readonly onFallback: (reason: string) => void;
+  private worker: Worker | null = null;
+  private state: "idle" | "running" | "failed" | "closed" = "idle";
+  private readonly pending = new Map<number, PendingPost>();
+  private nextId = 1;
+
+  /** `onFallback` hears why POSTs go inline from now on. */
+  constructor(target: PostTarget, onFallback: (reason: string) => void) {
+    this.target = target;
+    this.inline = new InlineTransport(target);
+    this.onFallback = onFallback;
+  }
+
+  get kind(): "worker" | "inline" {
+    return this.state === "failed" ? "inline" : "worker";
+  }
+
+  /** The worker thread while it runs (for tests: `exporter[EXPORT_WORKER]()`). */
+  get thread(): Worker | null {
+    return this.worker;
+  }
+
+  post(body: Buffer, owner: Buffer): Promise<PostOutcome> {
+    if (this.state === "closed") return Promise.resolve({ ...NOT_SENT, error: new Error("OTLP exporter is shut down"), bytes: null, owner: null });
+    const worker = this.state === "failed" ? null : (this.worker ?? this.start());
+    if (worker === null) return this.inline.post(body, owner);
+    const t = this.target;
+    // A batch's buffer (at least 64 KiB, never a slice of Buffer's shared pool) owns its memory,
+    // which can then be transferred; anything else is copied and the original kept.
+    const owned = owner.byteOffset === 0 && owner.buffer === body.buffer && owner.buffer.byteLength === owner.length && owner.buffer instanceof ArrayBuffer;
+    const bytes = owned ? owner.buffer : copyOf(body);
+    const offset = owned ? body.byteOffset : 0;
+    const length = body.length; // read now: a transferred body has length 0
+    const id = this.nextId++;
+    const job = { id, url: t.url.href, headers: { ...t.headers, "content-type": t.contentType, "content-length": String(length) }, timeoutMs: t.timeoutMs, bytes, offset, length };
+    return new Promise((resolve) => {
+      try {
+        worker.postMessage(job, [bytes]);
+      } catch (err) {
+        // Nothing was transferred when postMessage throws: send this one inline, and the rest.
+        this.fallBack(`postMessage failed: ${err instanceof Error ? err.message : String(err)}`);
+        resolve(this.inline.post(body, owner));
+        return;
+      }
+      this.pending.set(id, { resolve, offset, length, kept: owned ? null : { body, owner } });
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.state === "closed") return;
+    this.state = "closed";
+    const worker = this.worker;
+    this.worker = null;
+    if (worker !== null) await worker.terminate();
+    this.abandonPending("OTLP exporter shut down during the POST");
+  }
+
+  private start(): Worker | null {
+    let worker: Worker;
+    try {
+      // No execArgv: the worker needs no loaders (tsx, ...) and no flags of the main thread.
+      worker = new Worker(POST_WORKER_SOURCE, { eval: true, execArgv: [] });
+    } catch (err) {
+      this.fallBack(`the export worker did not start: ${err instanceof Error ? err.message : String(err)}`);
+      return null;
+    }
+    worker.on("message", (answer: WorkerAnswer) => this.answered(answer));
+    // An uncaught error ends the worker; 'exit' follows and does the work.
+    worker.on("error", () => {});
+    worker.on("exit", (code: number) => {
+      if (this.worker !== worker) return;
+      this.worker = null;
+      this.fallBack(`the export worker exited (code ${code})`);
+      this.abandonPending(`the OTLP export worker exited (code ${code}) during the POST`);
+    });
+    // After the listeners: adding a 'message' listener refs the worker's port again.
+    worker.unref();
+    this.worker = worker;
+    this.state = "running";
+    return worker;
+  }
+
+  private answered(answer: WorkerAnswer): void {
+    const post = this.pending.get(answer.id);
+    if (post === undefined) return;
+    this.pending.delete(answer.id);
+    post.resolve({
+      status: answer.status,
+      retryAfter: answer.retryAfter,
+      body: Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength),
+      contentType: answer.contentType,
+      error: answer.error === null ? null : new Error(answer.error),
+      // A copy went: the original was never near a socket.
+      bodySent: post.kept !== null || answer.bodySent,
+      bytes: post.kept?.body ?? Buffer.from(answer.bytes, post.offset, post.length),
+      owner: post.kept?.owner ?? Buffer.from(answer.bytes),
+    });
+  }
+
+  /** Settle the POSTs the worker was making when it went away. */
+  private abandonPending(message: string): void {
+    for (const [id, post] of this.pending) {
+      this.pending.delete(id);
+      post.resolve({ ...NOT_SENT, error: new Error(message), bodySent: post.kept !== null, bytes: post.kept?.body ?? null, owner: post.kept?.owner ?? null });
+    }
+  }
+
+  private fallBack(reason: string): void {
+    if (this.state === "closed" || this.state === "failed") return;
+    this.state = "failed";
+    this.onFallback(reason);
+  }
+}
+
+function copyOf(body: Buffer): ArrayBuffer {
+  const copy = new ArrayBuffer(body.length);
+  new Uint8Array(copy).set(body);
+  return copy;
+}

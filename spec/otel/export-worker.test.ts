@@ -1,0 +1,200 @@
+// otlpExporter()'s POSTs go through a worker thread (transport "worker", the default), so that
+// node's HTTP client never runs in the server's isolate: nothing is posted from the main thread,
+// the bytes on the wire are those of the inline transport, retries work, the worker never keeps
+// the process alive, shutdown() ends it, and when it dies the exporter posts in-process instead.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import diagnosticsChannel from "node:diagnostics_channel";
+import { after, before, describe, it } from "node:test";
+import type { Worker } from "node:worker_threads";
+import type { SpanRecord } from "../../lib/service/index.js";
+import { KEEL_SCOPE, otlpExporter, otlpTracesRequestJson, otlpTracesRequestProtobuf, type OtlpExporter, type OtlpExporterOptions } from "../../lib/otel/index.js";
+import { captureLogger } from "../support/capture-logger.js";
+import { startReceiver, type Receiver } from "./otlp-receiver.js";
+
+let seq = 0;
+function record(): SpanRecord {
+  seq++;
+  return {
+    name: `op ${seq} é`,
+    kind: "server",
+    traceId: seq.toString(16).padStart(32, "c"),
+    spanId: seq.toString(16).padStart(16, "d"),
+    parentSpanId: "",
+    traceFlags: "01",
+    startTime: 1_700_000_000_000 + seq,
+    durationMs: 2.25,
+    status: "ok",
+    requestId: `req-${seq}`,
+    attributes: { "http.route": "/users/{id}", "http.response.status_code": 200 },
+  };
+}
+
+/** The exporter's worker thread, through its hidden test hook. */
+function workerOf(e: OtlpExporter): Worker | null {
+  return (e as unknown as Record<symbol, () => Worker | null>)[Symbol.for("keel.otel.exportWorker")]!();
+}
+
+/** Counts HTTP client requests started in this thread (the channel is per thread). */
+function clientRequestsHere(): { readonly count: number; stop(): void } {
+  const counter = { count: 0, stop: () => diagnosticsChannel.unsubscribe("http.client.request.start", onStart) };
+  const onStart = (): void => void counter.count++;
+  diagnosticsChannel.subscribe("http.client.request.start", onStart);
+  return counter;
+}
+
+describe("otlpExporter(): POSTs from a worker thread", () => {
+  let receiver: Receiver;
+  const exporters: OtlpExporter[] = [];
+  const make = (options: OtlpExporterOptions = {}): OtlpExporter => {
+    const e = otlpExporter({ url: receiver.url + "/v1/traces", scheduleDelayMs: 60_000, retry: { initialBackoffMs: 1, maxBackoffMs: 5 }, ...options });
+    exporters.push(e);
+    return e;
+  };
+  before(async () => {
+    receiver = await startReceiver();
+  });
+  after(async () => {
+    await Promise.all(exporters.map((e) => e.shutdown()));
+    await receiver.close();
+  });
+
+  it("posts from the worker: the collector gets the batch while this thread starts no HTTP request", async () => {
+    const e = make();
+    assert.equal(workerOf(e), null, "the worker starts lazily, on the first export");
+    const requests = clientRequestsHere();
+    const before = receiver.received.length;
+    e(record());
+    await e.flush();
+    requests.stop();
+    assert.equal(receiver.received.length, before + 1);
+    assert.equal(requests.count, 0, "no http.request() in the main thread");
+    assert.equal(e.stats().exported, 1);
+    assert.equal(e.stats().transport, "worker");
+    assert.ok(workerOf(e)!.threadId > 0);
+  });
+
+  it('transport "inline" posts from this thread (the check above would see it)', async () => {
+    const e = make({ transport: "inline" });
+    const requests = clientRequestsHere();
+    e(record());
+    await e.flush();
+    requests.stop();
+    assert.equal(requests.count, 1);
+    assert.equal(e.stats().transport, "inline");
+    assert.equal(workerOf(e), null);
+  });
+
+  for (const protocol of ["http/json", "http/protobuf"] as const) {
+    it(`${protocol}: the bytes on the wire are those of the inline transport and of the encoder, batch after batch`, async () => {
+      const spans = Array.from({ length: 7 }, record);
+      const bodies: Buffer[][] = [];
+      for (const transport of ["worker", "inline"] as const) {
+        const e = make({ protocol, transport, maxExportBatchSize: 3 });
+        const from = receiver.received.length;
+        for (const s of spans) e(s);
+        await e.flush();
+        bodies.push(receiver.received.slice(from).map((r) => r.raw));
+      }
+      const [viaWorker, inline] = bodies as [Buffer[], Buffer[]];
+      assert.equal(viaWorker.length, 3);
+      const resource = { "service.name": "unknown_service:node", "telemetry.sdk.name": "keel", "telemetry.sdk.language": "nodejs", "telemetry.sdk.version": KEEL_SCOPE.version ?? "" };
+      for (let i = 0; i < 3; i++) {
+        const batch = spans.slice(i * 3, i * 3 + 3);
+        const expected = protocol === "http/json" ? Buffer.from(otlpTracesRequestJson(batch, resource, KEEL_SCOPE), "utf8") : otlpTracesRequestProtobuf(batch, resource, KEEL_SCOPE);
+        assert.ok(viaWorker[i]!.equals(inline[i]!), `batch ${i}: worker and inline bodies differ`);
+        assert.ok(viaWorker[i]!.equals(expected), `batch ${i}: not the encoder's bytes`);
+      }
+    });
+  }
+
+  it("retries through the worker (429, then 503, then 200): the same bytes each time, and the buffer serves the next batch", async () => {
+    const e = make({ maxExportBatchSize: 2 });
+    const from = receiver.received.length;
+    receiver.script({ status: 429 }, { status: 503, headers: { "retry-after": "0" } });
+    e(record());
+    e(record());
+    await receiver.waitFor(from + 3);
+    await e.flush();
+    const tries = receiver.received.slice(from).map((r) => r.raw);
+    assert.equal(tries.length, 3);
+    assert.ok(tries[1]!.equals(tries[0]!) && tries[2]!.equals(tries[0]!), "every try sends the same body");
+    assert.deepEqual({ exported: e.stats().exported, retries: e.stats().retries, failedBatches: e.stats().failedBatches }, { exported: 2, retries: 2, failedBatches: 0 });
+    // The next batch is written into the buffer that came back from the worker.
+    const next = [record(), record()];
+    for (const s of next) e(s);
+    await receiver.waitFor(from + 4);
+    await e.flush();
+    assert.deepEqual(
+      receiver.received[from + 3]!.raw.toString("utf8"),
+      otlpTracesRequestJson(next, { "service.name": "unknown_service:node", "telemetry.sdk.name": "keel", "telemetry.sdk.language": "nodejs", "telemetry.sdk.version": KEEL_SCOPE.version ?? "" }, KEEL_SCOPE),
+    );
+    assert.equal(e.stats().exported, 4);
+  });
+
+  it("shutdown() terminates the worker", async () => {
+    const e = make();
+    e(record());
+    await e.flush();
+    const worker = workerOf(e)!;
+    const exited = new Promise<number>((resolve) => worker.once("exit", resolve));
+    await e.shutdown();
+    await exited;
+    assert.equal(workerOf(e), null);
+  });
+
+  it("when the worker dies between exports, later exports are posted in-process and nothing is counted lost", async () => {
+    const logger = captureLogger();
+    const e = make({ logger });
+    e(record());
+    await e.flush();
+    const worker = workerOf(e)!;
+    await worker.terminate(); // as if it had crashed
+    const from = receiver.received.length;
+    const requests = clientRequestsHere();
+    e(record());
+    await e.flush();
+    requests.stop();
+    assert.equal(receiver.received.length, from + 1);
+    assert.equal(requests.count, 1, "posted from this thread now");
+    assert.deepEqual({ exported: e.stats().exported, failedBatches: e.stats().failedBatches, dropped: e.stats().dropped, transport: e.stats().transport }, { exported: 2, failedBatches: 0, dropped: 0, transport: "inline" });
+    assert.ok(logger.records.some((r) => r.msg === "OTLP export worker unavailable: exporting in-process"));
+  });
+
+  it("when the worker dies during a POST, the batch (whose bytes went with it) fails, nothing hangs, and the next one goes in-process", async () => {
+    const e = make({ timeoutMs: 60_000 });
+    const from = receiver.received.length;
+    receiver.script("hang");
+    e(record());
+    const flushed = e.flush();
+    await receiver.waitFor(from + 1);
+    await workerOf(e)!.terminate();
+    await flushed;
+    assert.deepEqual({ exported: e.stats().exported, failedBatches: e.stats().failedBatches, failedSpans: e.stats().failedSpans }, { exported: 0, failedBatches: 1, failedSpans: 1 });
+    e(record());
+    await e.flush();
+    assert.deepEqual({ exported: e.stats().exported, transport: e.stats().transport }, { exported: 1, transport: "inline" });
+  });
+
+  it("the worker never keeps the process alive, even with a POST in flight", async () => {
+    const from = receiver.received.length;
+    receiver.script("hang");
+    // The child exports a full batch (sent at once) to a collector that never answers, keeps
+    // itself busy for a moment, and must then exit by itself.
+    const script = `
+      import { otlpExporter } from ${JSON.stringify(new URL("../../lib/otel/index.ts", import.meta.url).href)};
+      const e = otlpExporter({ url: ${JSON.stringify(receiver.url + "/v1/traces")}, timeoutMs: 600000, maxExportBatchSize: 2 });
+      for (let i = 0; i < 2; i++) e({ name: "a", kind: "internal", traceId: "${"ab".repeat(16)}", spanId: "${"cd".repeat(8)}", parentSpanId: "", traceFlags: "01", startTime: Date.now(), durationMs: 1, status: "ok", requestId: "", attributes: {} });
+      setTimeout(() => {}, 1000);
+    `;
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    const kill = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("exit", (c, s) => resolve([c, s])));
+    clearTimeout(kill);
+    assert.equal(signal, null, "the process had to be killed");
+    assert.equal(code, 0, stderr);
+    assert.equal(receiver.received.length, from + 1, "the worker was posting when the process ended");
+  });
+});
