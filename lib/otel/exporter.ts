@@ -1,9 +1,13 @@
-// The OTLP/HTTP span exporter, JSON (default, "http/json") or protobuf ("http/protobuf"): a SpanSink that queues finished spans and sends them in
-// batches, like the SDK's BatchSpanProcessor (same defaults: every 5 s or every 512 spans, at
-// most 2048 waiting). One export is in flight at a time; while it waits, spans queue up, and what
-// does not fit is dropped and counted. Failed exports are retried (see retry-policy.ts); flush()
-// and shutdown() send what is queued within a deadline. Timers are unref'd: the exporter never
-// keeps a process alive. POSTs are made by a worker thread (worker-transport.ts). Unsampled spans (trace flag bit 0 clear) are never exported.
+// The OTLP/HTTP span exporter, JSON (default, "http/json") or protobuf ("http/protobuf"): a
+// SpanSink that queues finished spans and sends them in batches, like the SDK's
+// BatchSpanProcessor (same defaults: every 5 s or every 512 spans, at most 2048 waiting). One
+// export is in flight at a time; while it waits, spans queue up, and what does not fit is dropped
+// and counted. Failed exports are retried (see retry-policy.ts); flush() and shutdown() send what
+// is queued within a deadline. The schedule's timers are unref'd: the exporter keeps a process
+// alive only while a POST is in flight (bounded by its timeout) and while a flush() or shutdown()
+// someone awaits is running (bounded by exportTimeoutMs), so a flush on the way out is never cut
+// off. POSTs are made by a worker thread (worker-transport.ts). Unsampled spans (trace flag bit 0
+// clear) are never exported.
 import type { Logger } from "../util/logger.js";
 import type { SpanAttributeValue, SpanRecord, SpanSink } from "../service/index.js";
 import { validateHeaderName, validateHeaderValue } from "node:http";
@@ -284,8 +288,8 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
       while ((queued > 0 || pumping !== null || handedOff !== null) && Date.now() < until) {
         let expired: NodeJS.Timeout | undefined;
         const late = new Promise<void>((resolve) => {
+          // Not unref'd: the awaited flush holds the process until it is done or its deadline passes.
           expired = setTimeout(resolve, Math.max(0, until - Date.now()));
-          expired.unref();
         });
         drainAll = true;
         await Promise.race([pump(), late]);

@@ -4,8 +4,8 @@
 // makes every request slower, sampled or not. A worker has its own isolate, so its type feedback
 // cannot reach the server's. This thread keeps everything else (batching, retries, counts).
 //
-// The worker starts on the first POST, is unref'd (never keeps the process alive) and is ended by
-// close(). Bodies are transferred, not copied, and come back with the answer for the next try or
+// The worker starts on the first POST and is ended by close(); it keeps the process alive only
+// while a POST is in flight (as an inline request's socket does, bounded by the POST's timeout). Bodies are transferred, not copied, and come back with the answer for the next try or
 // batch. If the worker cannot start or dies, POSTs go inline (http-post.ts) from then on; a POST
 // the worker was making when it died answers status 0 (retried like a network error), or, when
 // its bytes went with the worker, `bytes: null` (the batch is lost and counted failed).
@@ -82,6 +82,9 @@ export class WorkerTransport implements PostTransport {
         return;
       }
       this.pending.set(id, { resolve, offset, length, kept: owned ? null : { body, owner } });
+      // A POST in flight keeps the process alive, as an inline request's socket would (bounded by
+      // its timeout): a flush on shutdown must not be cut off by the event loop running dry.
+      if (this.pending.size === 1) worker.ref();
     });
   }
 
@@ -123,6 +126,7 @@ export class WorkerTransport implements PostTransport {
     const post = this.pending.get(answer.id);
     if (post === undefined) return;
     this.pending.delete(answer.id);
+    if (this.pending.size === 0) this.worker?.unref();
     post.resolve({
       status: answer.status,
       retryAfter: answer.retryAfter,

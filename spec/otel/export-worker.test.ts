@@ -176,16 +176,13 @@ describe("otlpExporter(): POSTs from a worker thread", () => {
     assert.deepEqual({ exported: e.stats().exported, transport: e.stats().transport }, { exported: 1, transport: "inline" });
   });
 
-  it("the worker never keeps the process alive, even with a POST in flight", async () => {
-    const from = receiver.received.length;
-    receiver.script("hang");
-    // The child exports a full batch (sent at once) to a collector that never answers, keeps
-    // itself busy for a moment, and must then exit by itself.
+  /** Run `body` (after an `e` exporter to the receiver is made with `options`) in a child; its exit code, once it exits by itself. */
+  const childExit = async (options: string, body: string): Promise<{ code: number | null; stderr: string }> => {
     const script = `
       import { otlpExporter } from ${JSON.stringify(new URL("../../lib/otel/index.ts", import.meta.url).href)};
-      const e = otlpExporter({ url: ${JSON.stringify(receiver.url + "/v1/traces")}, timeoutMs: 600000, maxExportBatchSize: 2 });
-      for (let i = 0; i < 2; i++) e({ name: "a", kind: "internal", traceId: "${"ab".repeat(16)}", spanId: "${"cd".repeat(8)}", parentSpanId: "", traceFlags: "01", startTime: Date.now(), durationMs: 1, status: "ok", requestId: "", attributes: {} });
-      setTimeout(() => {}, 1000);
+      const e = otlpExporter({ url: ${JSON.stringify(receiver.url + "/v1/traces")}, maxExportBatchSize: 2, ${options} });
+      const span = () => ({ name: "a", kind: "internal", traceId: "${"ab".repeat(16)}", spanId: "${"cd".repeat(8)}", parentSpanId: "", traceFlags: "01", startTime: Date.now(), durationMs: 1, status: "ok", requestId: "", attributes: {} });
+      ${body}
     `;
     const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
@@ -193,8 +190,29 @@ describe("otlpExporter(): POSTs from a worker thread", () => {
     const kill = setTimeout(() => child.kill("SIGKILL"), 30_000);
     const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("exit", (c, s) => resolve([c, s])));
     clearTimeout(kill);
-    assert.equal(signal, null, "the process had to be killed");
+    assert.equal(signal, null, `the process had to be killed: ${stderr}`);
+    return { code, stderr };
+  };
+
+  it("an idle worker never keeps the process alive", async () => {
+    const from = receiver.received.length;
+    // A full batch goes out and is answered; then nothing is in flight and the process must end by itself.
+    const { code, stderr } = await childExit("", "e(span()); e(span()); await e.flush(); console.error(JSON.stringify(e.stats()));");
     assert.equal(code, 0, stderr);
-    assert.equal(receiver.received.length, from + 1, "the worker was posting when the process ended");
+    assert.equal(receiver.received.length, from + 1);
+    assert.match(stderr, /"exported":2/);
+  });
+
+  it("a POST in flight keeps the process alive until it ends (here: its timeout), so a flush on the way out is not cut off", async () => {
+    const from = receiver.received.length;
+    receiver.script("hang");
+    // Top-level await on the flush: if the worker let the event loop run dry meanwhile, node would
+    // exit with 13 (unsettled top-level await) before the flush settled.
+    // The first try hangs until its timeout, the retry (after a wait on a timer that would not hold
+    // the process by itself) is answered: the flush must live through both.
+    const { code, stderr } = await childExit("timeoutMs: 1500, retry: { maxAttempts: 2, initialBackoffMs: 200 }", "e(span()); e(span()); await e.flush(); console.error(JSON.stringify(e.stats()));");
+    assert.equal(code, 0, stderr);
+    assert.equal(receiver.received.length, from + 2, "the worker posted, timed out, and tried again");
+    assert.match(stderr, /"exported":2,.*"retries":1/, "the flush saw the retry through");
   });
 });
