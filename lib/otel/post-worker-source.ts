@@ -1,16 +1,16 @@
-// The code of the export worker (worker-transport.ts), as a string for `new Worker(source,
-// { eval: true })`: that works the same from the TypeScript sources and from the single-file
-// bundle (there is no worker file to find). CommonJS, node builtins only. It does what
+// The code of the export worker (worker-transport.ts), as an ES module source started from a
+// `data:` URL: that works the same from the TypeScript sources and from the single-file bundle
+// (there is no worker file to find), and keeps the bundle free of require(). Node builtins only.
+// It does what
 // http-post.ts does in-process, one POST per message:
 //   in:  { id, url, headers, timeoutMs, bytes: ArrayBuffer (transferred), offset, length }
 //   out: { id, status, retryAfter, body: Uint8Array, contentType, error: string | null, bodySent,
 //          bytes: the same ArrayBuffer, transferred back }
 // The bytes go back only once the socket is done with them: the whole body was written, or the
 // request is closed (an early answer, an error, a timeout); before that a write may still read them.
-export const POST_WORKER_SOURCE = `"use strict";
-const { parentPort } = require("node:worker_threads");
-const http = require("node:http");
-const https = require("node:https");
+export const POST_WORKER_SOURCE = `import { parentPort } from "node:worker_threads";
+import http from "node:http";
+import https from "node:https";
 const MAX_RESPONSE_BYTES = 64 * 1024;
 const EMPTY = new Uint8Array(0);
 

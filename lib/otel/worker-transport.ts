@@ -101,7 +101,7 @@ export class WorkerTransport implements PostTransport {
     let worker: Worker;
     try {
       // No execArgv: the worker needs no loaders (tsx, ...) and no flags of the main thread.
-      worker = new Worker(POST_WORKER_SOURCE, { eval: true, execArgv: [] });
+      worker = new Worker(new URL("data:text/javascript," + encodeURIComponent(POST_WORKER_SOURCE)), { execArgv: [] });
     } catch (err) {
       this.fallBack(`the export worker did not start: ${err instanceof Error ? err.message : String(err)}`);
       return null;
