@@ -126,7 +126,9 @@ export function accessLog(options: AccessLogOptions): Layer {
     const info = infoFor(ctx.route);
     const lineLevel = writeLines ? info.level : -1;
     const logIt = lineLevel >= 0 && lineLevel >= logger.level;
-    if (!logIt && (sinks.length === 0 || (sampler !== undefined && rs !== null && !isSampledFlags(rs.traceFlags)))) return;
+    // With a sampler, an unsampled span reaches no sink: its record is not built.
+    const exportSpan = rs !== null && sinks.length > 0 && (sampler === undefined || isSampledFlags(rs.traceFlags));
+    if (!logIt && !exportSpan) return;
     const durationMs = roundMs(performance.now() - start);
     const id = ctx.requestId;
     if (logIt) {
@@ -163,8 +165,7 @@ export function accessLog(options: AccessLogOptions): Layer {
         });
       }
     }
-    // With a sampler, an unsampled span reaches no sink: do not build its record.
-    if (sinks.length > 0 && rs !== null && (sampler === undefined || isSampledFlags(rs.traceFlags))) {
+    if (exportSpan) {
       // Semantic-convention names: the request's own attributes, then the route and the answer.
       const attributes = requestSpanAttributes(ctx);
       attributes["http.request.method"] = ctx.method;
