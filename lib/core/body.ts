@@ -1,4 +1,5 @@
 // Reading request bodies: counted on bytes actually read (chunked too), never past the limit.
+import { Buffer } from "node:buffer";
 import type { IncomingMessage } from "node:http";
 import { ApiError } from "./errors.js";
 

@@ -53,6 +53,24 @@ export function directLayer(fn: DirectLayer): Layer {
   return layer;
 }
 
+/**
+ * `direct` around `inner`, guarded, as one step: the guard's try/catch calls the layer itself
+ * rather than a closure that calls it (one call less per layer per request, and the call site
+ * sees only the app's few direct layers, so V8 can inline them).
+ */
+function guardedDirect(direct: DirectLayer, inner: Chain): Chain {
+  const safe: Chain = (ctx) => {
+    try {
+      const r = direct(ctx, inner);
+      return isPromise(r) ? r.then(undefined, (err: unknown) => errorReply(ctx, err)) : r;
+    } catch (err) {
+      return errorReply(ctx, err);
+    }
+  };
+  guarded.add(safe);
+  return safe;
+}
+
 function asNext(step: Chain): Next {
   return (ctx) => {
     const r = step(ctx);
@@ -67,8 +85,7 @@ export function composeLayers(layers: readonly Layer[], inner: Chain): Chain {
     const layer = layers[i]!;
     const direct = directLayers.get(layer);
     if (direct !== undefined) {
-      const inner = next;
-      next = guard((ctx) => direct(ctx, inner));
+      next = guardedDirect(direct, next);
       continue;
     }
     const n = asNext(next);

@@ -2,6 +2,7 @@
 // Streams are piped with backpressure; HEAD, 204 and 304 send headers only. The same code writes
 // to an HTTP/2 stream through Node's compatibility API; the differences (no connection-specific
 // headers, no lingering close on a shared socket) are in http2-compat.ts.
+import { Buffer } from "node:buffer";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable, pipeline } from "node:stream";
 import { SseStream } from "./sse.js";

@@ -1,4 +1,5 @@
 // Body sizes as the HTTP layer can know them without reading a body twice.
+import { Buffer } from "node:buffer";
 import type { IncomingHttpHeaders } from "node:http";
 import type { Reply } from "../core/reply.js";
 import { isBodyless } from "../core/write.js";

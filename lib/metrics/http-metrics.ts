@@ -8,6 +8,7 @@
 // pattern, never the raw path: every unmatched request, 404 or 405, has the empty route) and
 // http_response_status_code. The three series of a (route, method, status) are looked up once
 // and kept in a per-route table under a numeric key; a request allocates no closure or array.
+import { performance } from "node:perf_hooks";
 import type { Context, MatchedRoute } from "../core/context.js";
 import type { Reply } from "../core/reply.js";
 import type { Layer } from "../core/route.js";

@@ -7,6 +7,7 @@
 // will most likely take; endMessage() writes the minimal varint and, in the rare case it needs
 // more or fewer bytes than reserved, moves the message's bytes (copyWithin) to fit. The output is
 // always canonical: no padded varints.
+import { Buffer } from "node:buffer";
 
 /** Bytes a varint of `n` (0 <= n < 2^32) takes. */
 export function varintSize(n: number): number {

@@ -4,6 +4,7 @@
 // only when the batch is finished; finish() writes that prefix so that it ends where the spans
 // begin and returns the bytes from its start, so nothing is moved.
 // The bytes are exactly `otlpTracesRequestProtobuf(spans, resource, scope)`.
+import { Buffer } from "node:buffer";
 import type { SpanRecord } from "../service/index.js";
 import { protobufPrefixRoom, writeProtobufPrefix, writeProtobufSpan, type ProtobufBatchHead } from "./otlp-protobuf.js";
 import { ProtoWriter } from "./proto-writer.js";

@@ -5,6 +5,7 @@
 // The bytes are exactly `otlpTracesRequestJson(spans, resource, scope)` encoded as UTF-8.
 // A batch may be given the buffer of an earlier one (sent and done with): at hundreds of kilobytes
 // a batch, fresh buffers would be external memory churn that V8 answers with full collections.
+import { Buffer } from "node:buffer";
 import type { SpanAttributeValue, SpanRecord } from "../service/index.js";
 import { otlpSpanJson, otlpTracesRequestJson, type OtlpScope } from "./otlp-json.js";
 

@@ -11,6 +11,8 @@
 // run (an auth layer that refuses the request then finds the body read already).
 // Routes whose extractors read `ctx.req` as a stream (multipart uploads) are not textual and so
 // never pre-read; a custom extractor doing the same for a textual type should be filtered out.
+import { Buffer } from "node:buffer";
+import { performance } from "node:perf_hooks";
 import { randomUUID } from "node:crypto";
 import { declaredLength } from "../core/body.js";
 import type { Context, MatchedRoute } from "../core/context.js";

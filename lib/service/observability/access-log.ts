@@ -8,6 +8,7 @@
 // known-safe fields onto its prefix; other loggers get the same fields through `logger.log`.
 // Everything per route is computed once and cached.
 // Per-route override: `meta.config.accessLog` = false (no line) or a level name/number.
+import { performance } from "node:perf_hooks";
 import type { Context, MatchedRoute } from "../../core/context.js";
 import { isJsonLogger, parseLogLevel, type Logger, type LogLevelName } from "../../util/logger.js";
 import { isStreamBody, type Reply } from "../../core/reply.js";
@@ -190,12 +191,13 @@ export function accessLog(options: AccessLogOptions): Layer {
     }
   };
 
-  const anyRecording = writeLines || sinks.length > 0;
+  const anySinks = sinks.length > 0;
 
+  /** `start` is -1 when the request has nothing to record: no line, no span for a sink. */
   const finish = (ctx: Context, start: number, rs: RequestSpan | null, reply: Reply): Reply => {
     if (resolveId !== undefined) reply.headers[idHeader] = ctx.requestId;
     if (rs !== null) reply.headers[TRACEPARENT_HEADER] = formatTraceParent(rs.traceId, rs.spanId, rs.traceFlags);
-    if (anyRecording) {
+    if (start >= 0) {
       const res = ctx.res;
       if (res !== null && isStreamBody(reply.body)) {
         // A streamed body: the span ends when the response does.
@@ -209,10 +211,10 @@ export function accessLog(options: AccessLogOptions): Layer {
 
   // A direct layer: a route that answers synchronously gets its ids, span and line without a promise.
   return directLayer(function accessLogLayer(ctx: Context, next: Chain): Reply | Promise<Reply> {
-    // Only a line or a span record needs the duration.
-    const start = anyRecording ? performance.now() : 0;
     if (resolveId !== undefined) ctx.requestId = resolveId(ctx.req.headers[idHeader]);
     let rs: RequestSpan | null = null;
+    // Only a line or a span some sink will get needs the duration (an unsampled span reaches none).
+    let timed = writeLines;
     if (trace) {
       const tp = parseTraceParent(ctx.req.headers[TRACEPARENT_HEADER]);
       rs = tp === null
@@ -220,7 +222,9 @@ export function accessLog(options: AccessLogOptions): Layer {
         : new RequestSpan(tp.traceId, newSpanId(), tp.parentId, tp.flags, recorder);
       if (sampler !== undefined) rs.setSampled(sampler.shouldSample(rs.traceId, tp === null ? null : { sampled: rs.sampled }));
       if (storeSpan) setRequestSpan(ctx, rs);
+      if (anySinks && (sampler === undefined || rs.sampled)) timed = true;
     }
+    const start = timed ? performance.now() : -1;
     // The inner chain is guarded: it neither throws nor rejects.
     const answer = next(ctx);
     if (!isPromise(answer)) return finish(ctx, start, rs, answer);

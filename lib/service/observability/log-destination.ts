@@ -9,6 +9,7 @@
 // whose backpressure (`write()` returning false, then "drain") is respected. On a descriptor,
 // writes are cut at line boundaries into chunks of at most `atomicBytes` (PIPE_BUF, 4096), so
 // lines from several processes sharing one pipe (cluster workers) never interleave mid-line.
+import { Buffer } from "node:buffer";
 import { fstatSync, write as fsWrite, writeSync } from "node:fs";
 import type { Writable } from "node:stream";
 

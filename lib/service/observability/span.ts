@@ -3,6 +3,7 @@
 // extractor. Finished spans go to the log and to any SpanSink (the OpenTelemetry exporter plugs
 // in there). The context is passed explicitly: on Node 20, AsyncLocalStorage turns on promise
 // hooks for every promise in the process, which costs far more than it gives here.
+import { performance } from "node:perf_hooks";
 import type { Context } from "../../core/context.js";
 import { LOG_LEVELS, type Logger } from "../../util/logger.js";
 import { Extractor } from "../../core/extractor.js";
