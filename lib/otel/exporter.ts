@@ -169,6 +169,8 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
   /** Retries and waits stop at this time (a flush's deadline); Infinity outside flushes. */
   let deadline = Infinity;
   let closed = false;
+  /** Whether the transport was told to get ready (on the first queued span). */
+  let prepared = false;
   let shutdownPromise: Promise<void> | null = null;
   const counts = { exported: 0, dropped: 0, failedBatches: 0, failedSpans: 0, rejected: 0, retries: 0 };
 
@@ -308,6 +310,13 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
     if (closed || queued >= maxQueueSize || !hasHexIds(record)) {
       counts.dropped++;
       return;
+    }
+    if (!prepared) {
+      // Out of the request that finished the span: the worker thread starts on the next turn.
+      prepared = true;
+      setImmediate(() => {
+        if (!closed) transport.prepare();
+      });
     }
     const batch = (current ??= newBatch(spareBuffers.pop()));
     batch.add(record);

@@ -32,6 +32,8 @@ export interface PostTransport {
    * resolves; then `bytes` and `owner` of the outcome take their place.
    */
   post(body: Buffer, owner: Buffer): Promise<PostOutcome>;
+  /** Get ready for the first POST ahead of time (start the worker); nothing when ready. */
+  prepare(): void;
   /** Release what the transport holds (the worker thread). */
   close(): Promise<void>;
 }
@@ -49,6 +51,8 @@ export class InlineTransport implements PostTransport {
     const result = await postBody(t.url, t.headers, body, t.contentType, t.timeoutMs);
     return { ...result, bytes: body, owner };
   }
+
+  prepare(): void {}
 
   /** Nothing to release; a POST still under way (past a shutdown's deadline) runs to its end, as before. */
   close(): Promise<void> {

@@ -23,6 +23,27 @@ export const alwaysOffSampler: Sampler = { shouldSample: () => false, descriptio
 const RATIO_DIGITS = 13;
 const RATIO_SPAN = 2 ** 52;
 
+/**
+ * The last RATIO_DIGITS hex digits of a trace id as a number; Infinity (never sampled) when one is
+ * not a hex digit or the id is too short. A loop rather than slice + parseInt: this runs for every
+ * request at any ratio between 0 and 1, and should allocate nothing.
+ */
+function ratioDigits(traceId: string): number {
+  const end = traceId.length;
+  if (end < RATIO_DIGITS) return Infinity;
+  let value = 0;
+  for (let i = end - RATIO_DIGITS; i < end; i++) {
+    const c = traceId.charCodeAt(i);
+    let digit: number;
+    if (c >= 48 && c <= 57) digit = c - 48;
+    else if (c >= 97 && c <= 102) digit = c - 87;
+    else if (c >= 65 && c <= 70) digit = c - 55;
+    else return Infinity;
+    value = value * 16 + digit;
+  }
+  return value;
+}
+
 /** Samples `ratio` of traces (0..1), decided by the trace id alone. */
 export function traceIdRatioSampler(ratio: number): Sampler {
   if (typeof ratio !== "number" || !(ratio >= 0 && ratio <= 1)) throw new TypeError(`traceIdRatioSampler(): ratio must be a number in [0, 1], got ${String(ratio)}`);
@@ -31,8 +52,7 @@ export function traceIdRatioSampler(ratio: number): Sampler {
     shouldSample(traceId) {
       if (ratio === 0) return false;
       if (ratio === 1) return true;
-      const low = Number.parseInt(traceId.slice(-RATIO_DIGITS), 16);
-      return Number.isFinite(low) && low < threshold;
+      return ratioDigits(traceId) < threshold;
     },
     description: `TraceIdRatioBased{${ratio}}`,
   };

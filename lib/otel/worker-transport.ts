@@ -4,7 +4,7 @@
 // makes every request slower, sampled or not. A worker has its own isolate, so its type feedback
 // cannot reach the server's. This thread keeps everything else (batching, retries, counts).
 //
-// The worker starts on the first POST and is ended by close(); it keeps the process alive only
+// The worker starts with the first queued span (prepare()) or POST and is ended by close(); it keeps the process alive only
 // while a POST is in flight (as an inline request's socket does, bounded by the POST's timeout). Bodies are transferred, not copied, and come back with the answer for the next try or
 // batch. If the worker cannot start or dies, POSTs go inline (http-post.ts) from then on; a POST
 // the worker was making when it died answers status 0 (retried like a network error), or, when
@@ -86,6 +86,15 @@ export class WorkerTransport implements PostTransport {
       // its timeout): a flush on shutdown must not be cut off by the event loop running dry.
       if (this.pending.size === 1) worker.ref();
     });
+  }
+
+  /**
+   * Start the worker now, if it is not running: called when the first span is queued, so that
+   * starting a thread (an isolate, node's bootstrap: tens of milliseconds of CPU) happens while
+   * the first batch fills rather than when it is due. An idle worker keeps nothing alive.
+   */
+  prepare(): void {
+    if (this.state === "idle") this.start();
   }
 
   async close(): Promise<void> {

@@ -103,6 +103,21 @@ describe("samplers", () => {
     assert.equal(half.shouldSample(TRACE, null), half.shouldSample(TRACE, null));
   });
 
+  it("traceIdRatio reads the low 52 bits as the hex number they spell, for any digits; a malformed id is not sampled", () => {
+    const digits = "0123456789abcdef";
+    for (let k = 0; k < 500; k++) {
+      let low = "";
+      for (let i = 0; i < 13; i++) low += digits[Math.floor(Math.random() * 16)];
+      const value = Number.parseInt(low, 16);
+      for (const ratio of [0.001, 0.1, 0.37, 0.5, 0.999]) {
+        assert.equal(traceIdRatioSampler(ratio).shouldSample(id(low), null), value < ratio * 2 ** 52, `${low} at ${ratio}`);
+      }
+    }
+    const half = traceIdRatioSampler(0.5);
+    assert.equal(half.shouldSample(id("000000000000g"), null), false);
+    assert.equal(half.shouldSample("0000", null), false);
+  });
+
   it("traceIdRatio refuses ratios outside [0, 1]", () => {
     for (const bad of [-0.01, 1.01, Number.NaN]) assert.throws(() => traceIdRatioSampler(bad), TypeError);
   });
