@@ -10,13 +10,14 @@ let pos = 0;
 
 /** Move to the next `chars` (even, at most 64) random hex characters; returns where they start. */
 function take(chars: number): number {
-  if (pos + chars > hex.length) {
+  if (pos + chars + 1 > hex.length) {
     randomFillSync(pool);
     hex = pool.toString("hex");
     pos = 0;
   }
   const at = pos;
-  pos += chars;
+  // Kept even, so every id starts on a byte boundary of the pool (allZero reads whole bytes).
+  pos += chars + (chars & 1);
   return at;
 }
 

@@ -54,6 +54,13 @@ describe("random ids", () => {
     }
     assert.equal(seen.size, 2000, "ids do not repeat across pool refills");
     assert.equal(randomHex(64).length, 64);
+    // An odd length leaves the next id on a byte boundary of the pool; ids stay well formed
+    // across many refills.
+    for (let i = 0; i < 400; i++) {
+      assert.match(randomHex(3), /^[0-9a-f]{3}$/);
+      assert.match(newTraceId(), /^[0-9a-f]{32}$/);
+      assert.match(newSpanId(), /^[0-9a-f]{16}$/);
+    }
   });
 });
 
