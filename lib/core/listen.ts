@@ -14,6 +14,7 @@ import type { Duplex } from "node:stream";
 import type { AppRuntime } from "./runtime.js";
 import { LOG_LEVELS } from "../util/logger.js";
 import { installClientErrorHandler } from "./client-error.js";
+import { settlePeerAddresses } from "./peer-address.js";
 import { createHttp2Listener, type ConnectionDrain } from "./http2-server.js";
 import { applyServerLimits, resolveServerLimits, serverConstructionOptions, type ResolvedServerLimits, type ServerLimits } from "./server-limits.js";
 import { resolveTlsOptions, type TlsOptions } from "./tls-options.js";
@@ -92,6 +93,7 @@ async function createListener(app: Listenable, options: ListenOptions, limits: R
   if (options.tls === undefined) {
     const server = createServer({ ...serverConstructionOptions(limits), ...(options.server as ServerOptions) }, app.handler);
     applyServerLimits(server, limits);
+    settlePeerAddresses(server, "connection");
     installClientErrorHandler(server, app.runtime);
     takeUpgrades(app, server);
     return { server, drain: http1Drain(server) };
@@ -100,12 +102,14 @@ async function createListener(app: Listenable, options: ListenOptions, limits: R
   if (options.http2 === true) {
     const { createSecureServer } = await import("node:http2");
     const { server, drain } = createHttp2Listener(createSecureServer, app.handler, limits, tls, options.server as SecureServerOptions | undefined, app.runtime.logger);
+    settlePeerAddresses(server, "secureConnection");
     installClientErrorHandler(server, app.runtime);
     return { server, drain };
   }
   const { createServer: createHttpsServer } = await import("node:https");
   const server = createHttpsServer({ ...tls, ...serverConstructionOptions(limits), ...(options.server as ServerOptions) }, app.handler);
   applyServerLimits(server, limits);
+  settlePeerAddresses(server, "secureConnection");
   installClientErrorHandler(server, app.runtime);
   takeUpgrades(app, server);
   return { server, drain: http1Drain(server) };

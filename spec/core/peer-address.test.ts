@@ -1,0 +1,82 @@
+// Sockets keep one hidden class whether or not a request read their peer address: keel reads it
+// at accept (lib/core/peer-address.ts). Checked with %HaveSameMap in a child with natives syntax:
+// two keep-alive connections, one of which had `ctx.remoteAddress` read by a handler. A bare
+// node:http server doing the same is the control: its two sockets differ, which is the
+// polymorphism the read at accept prevents.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { it } from "node:test";
+
+const lib = new URL("../../lib/index.ts", import.meta.url).href;
+
+const script = `
+import http from "node:http";
+import https from "node:https";
+import { App, context, route, silentLogger } from ${JSON.stringify(lib)};
+
+/** GET /plain then /addr on one connection, /plain on another; returns the two server sockets. */
+async function twoSockets(server, url) {
+  const tls = url.startsWith("https:");
+  const client = tls ? https : http;
+  const sockets = [];
+  server.on(tls ? "secureConnection" : "connection", (s) => sockets.push(s));
+  const get = (agent, path) => new Promise((resolve, reject) => {
+    client.get(url + path, { agent }, (res) => { res.resume(); res.on("end", resolve); }).on("error", reject);
+  }).then(() => new Promise((r) => setTimeout(r, 20))); // the socket goes back to the agent's pool after "end"
+  const a = new client.Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false });
+  const b = new client.Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false });
+  await get(a, "/plain");
+  await get(a, "/addr");
+  await get(b, "/plain");
+  await get(b, "/plain");
+  a.destroy();
+  b.destroy();
+  if (sockets.length !== 2) throw new Error(url + ": expected 2 connections, got " + sockets.length);
+  return sockets;
+}
+
+// A fresh app per server: one that has shut down answers with connection: close.
+const app = () => new App({ logger: silentLogger }).routes(
+  route.get("/plain", [], () => "plain"),
+  route.get("/addr", [context()], (ctx) => ctx.remoteAddress),
+);
+const keel = await app().listen({ port: 0 });
+const [k1, k2] = await twoSockets(keel.server, keel.url);
+await keel.close();
+const tls = { key: process.env.KEY, cert: process.env.CERT };
+const secure = await app().listen({ port: 0, tls });
+const [t1, t2] = await twoSockets(secure.server, secure.url);
+await secure.close();
+
+const bare = http.createServer((req, res) => res.end(req.url === "/addr" ? req.socket.remoteAddress : "plain"));
+await new Promise((r) => bare.listen(0, "127.0.0.1", r));
+const [b1, b2] = await twoSockets(bare, "http://127.0.0.1:" + bare.address().port);
+bare.close();
+console.log(JSON.stringify({ keel: %HaveSameMap(k1, k2), keelTls: %HaveSameMap(t1, t2), bare: %HaveSameMap(b1, b2) }));
+`;
+
+function selfSignedCertificate(): { key: string; cert: string } {
+  const dir = mkdtempSync(join(tmpdir(), "keel-peer-"));
+  try {
+    execFileSync("openssl", [
+      "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+      "-subj", "/CN=localhost", "-days", "1", "-keyout", join(dir, "k"), "-out", join(dir, "c"),
+    ], { stdio: "ignore" });
+    return { key: readFileSync(join(dir, "k"), "utf8"), cert: readFileSync(join(dir, "c"), "utf8") };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+it("keeps every accepted socket's hidden class the same whether or not a handler read its peer address", () => {
+  const { key, cert } = selfSignedCertificate();
+  const out = execFileSync(process.execPath, ["--import", "tsx", "--allow-natives-syntax", "--input-type=module", "-e", script], { encoding: "utf8", env: { ...process.env, KEY: key, CERT: cert } });
+  const result = JSON.parse(out.trim()) as { keel: boolean; keelTls: boolean; bare: boolean };
+  // The control: without the read at accept, reading the address later changes a socket's class.
+  assert.equal(result.bare, false, "a bare node:http server's sockets should differ (else this test checks nothing)");
+  assert.equal(result.keel, true, "plain HTTP");
+  assert.equal(result.keelTls, true, "HTTPS");
+});
