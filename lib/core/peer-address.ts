@@ -5,7 +5,8 @@
 // of its life, so the sockets of one server end up with different hidden classes and node's own
 // HTTP code (parser callbacks, stream writes) turns polymorphic for every request. Measured on
 // `/hello` with 1% of spans recorded: ~1 µs more CPU on every request (~9%), gone once the read
-// happens at accept. The cost is one getpeername call per connection.
+// happens at accept. The cost is one getpeername call per connection: ~1.6 µs, about 1% of what
+// node spends on a connection that carries one request, nothing per request.
 import type { Server as NetServer, Socket } from "node:net";
 
 function readPeerAddress(socket: Socket): void {

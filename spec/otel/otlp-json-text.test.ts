@@ -37,6 +37,25 @@ it("writes the same text as JSON.stringify of the object form", () => {
   assert.equal(otlpTracesRequestJson([], {}, scope), JSON.stringify(otlpTracesRequest([], {}, scope)));
 });
 
+it("attribute texts kept from earlier spans are the same text; values alike in text but not in type stay apart", () => {
+  const scope = { name: "keel", version: "0.1.0" };
+  // The same keys with 200 (int), "200" (string), 0.5 / "0.5", true / "true", -0 / 0, then again:
+  // the second batch is written from the kept texts and must still be the object form exactly.
+  const values: Array<string | number | boolean> = [200, "200", 0.5, "0.5", true, "true", -0, 0, "200", 200];
+  const spans = values.map((v, i) => span({ spanId: "00f067aa0ba902b" + (i % 10), attributes: { "http.response.status_code": v, "other": v, "url.scheme": "http" } }));
+  for (let round = 0; round < 2; round++) {
+    assert.equal(otlpTracesRequestJson(spans, {}, scope), JSON.stringify(otlpTracesRequest(spans, {}, scope)));
+  }
+  const sent = JSON.parse(otlpTracesRequestJson(spans, {}, scope)).resourceSpans[0].scopeSpans[0].spans as Array<{ attributes: Array<{ value: Record<string, unknown> }> }>;
+  assert.deepEqual(sent.map((s) => s.attributes[0]!.value), [
+    { intValue: "200" }, { stringValue: "200" }, { doubleValue: 0.5 }, { stringValue: "0.5" }, { boolValue: true },
+    { stringValue: "true" }, { intValue: "0" }, { intValue: "0" }, { stringValue: "200" }, { intValue: "200" },
+  ]);
+  // Many distinct values (past the bound on kept texts) are still written right.
+  const many = Array.from({ length: 5000 }, (_, i) => span({ attributes: { "url.path": "/users/" + i, "n": i } }));
+  assert.equal(otlpTracesRequestJson(many, {}, scope), JSON.stringify(otlpTracesRequest(many, {}, scope)));
+});
+
 it("unixNanos is exact: the same digits as BigInt arithmetic, carry included", () => {
   const exact = (ms: number): string => {
     const whole = Math.floor(ms);
