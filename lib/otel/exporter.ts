@@ -7,7 +7,8 @@
 // alive only while a POST is in flight (bounded by its timeout) and while a flush() or shutdown()
 // someone awaits is running (bounded by exportTimeoutMs), so a flush on the way out is never cut
 // off. POSTs are made by a worker thread (worker-transport.ts). Unsampled spans (trace flag bit 0
-// clear) are never exported.
+// clear) are never exported. A record is kept as it was handed over until it is written into a
+// batch (in runs, see `unwritten`): it must not be changed afterwards.
 import type { Logger } from "../util/logger.js";
 import type { SpanAttributeValue, SpanRecord, SpanSink } from "../service/index.js";
 import { validateHeaderName, validateHeaderValue } from "node:http";
@@ -112,6 +113,9 @@ function protocolOption(value: unknown): OtlpProtocol {
   throw new TypeError(`otlpExporter(): protocol must be "http/protobuf" or "http/json", got ${JSON.stringify(value)}`);
 }
 
+/** Spans written into a batch together (see `unwritten` in otlpExporter). */
+const WRITE_CHUNK = 32;
+
 /** Batch buffers kept for reuse: one being filled, one waiting, one in flight. */
 const SPARE_BUFFERS = 3;
 
@@ -155,6 +159,15 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
   const newBatch = (reuse: Buffer | undefined): ExportBatch => (protobufHead !== null ? new ProtobufSpanBatch(protobufHead, reuse) : new SpanBatch(jsonHead, reuse));
   let sealed: ExportBatch[] = [];
   let current: ExportBatch | null = null;
+  /**
+   * Spans handed over but not yet written into a batch. They are written WRITE_CHUNK at a time
+   * (or when the schedule, a flush or shutdown comes): at a low sampling ratio a
+   * span finishes once in hundreds of requests, and encoding it alone, with the encoder's code and
+   * data gone cold, costs several times what it costs in a run (measured at 1%: ~0.35 µs on
+   * every request, against ~0.05 µs written in runs of 32).
+   */
+  let unwritten: SpanRecord[] = [];
+  const writeChunk = Math.min(WRITE_CHUNK, batchSize);
   /** Spans waiting (in `sealed` and `current`; not those of the export in flight). */
   let queued = 0;
   /** Buffers of batches whose export is over, for the next batches (see span-batch.ts). */
@@ -198,7 +211,7 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
       pumping = null;
       // Spans that arrived during the last export wait for the next tick of the schedule.
       if (sealed.length > 0) pump();
-      else if (current !== null) startTimer();
+      else if (current !== null || unwritten.length > 0) startTimer();
     });
     return pumping;
   };
@@ -218,8 +231,25 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
     setImmediate(pump);
   };
 
+  /** Write the waiting spans into batches; a batch that fills up goes to the export loop. */
+  const writeUnwritten = (): void => {
+    const records = unwritten;
+    if (records.length === 0) return;
+    unwritten = [];
+    for (let i = 0; i < records.length; i++) {
+      const batch = (current ??= newBatch(spareBuffers.pop()));
+      batch.add(records[i]!);
+      if (batch.count >= batchSize) {
+        current = null;
+        batchFilled(batch);
+      }
+    }
+    if (current !== null) startTimer();
+  };
+
   /** The next batch to send, off the queue: the handed-off one, a full one, else (draining) the one being filled. */
   const nextBatch = (): ExportBatch | undefined => {
+    writeUnwritten();
     let batch: ExportBatch | null | undefined = handedOff;
     if (batch !== null) {
       handedOff = null;
@@ -318,15 +348,12 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
         if (!closed) transport.prepare();
       });
     }
-    const batch = (current ??= newBatch(spareBuffers.pop()));
-    batch.add(record);
+    unwritten.push(record);
     queued++;
-    if (batch.count >= batchSize) {
-      current = null;
-      batchFilled(batch);
-    } else {
-      startTimer();
-    }
+    // A full chunk is written now, so a batch that fills up leaves the queue at once (as the
+    // SDK's processor takes it); its export still starts on the next turn (batchFilled).
+    if (unwritten.length >= writeChunk) writeUnwritten();
+    else startTimer();
   }) as OtlpExporter;
 
   Object.defineProperties(sink, {
@@ -343,6 +370,7 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
         counts.dropped += queued;
         sealed = [];
         current = null;
+        unwritten = [];
         queued = 0;
         await transport.close();
       });

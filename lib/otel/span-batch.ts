@@ -1,7 +1,8 @@
-// A batch of spans written as OTLP/HTTP JSON bytes as the spans arrive: each finished span is
-// turned into its JSON text at once and appended to one growing buffer, so the exporter keeps no
-// span objects alive until the batch is sent (they would outlive a young-generation GC and be
-// promoted) and never builds, flattens and re-encodes one large string per batch.
+// A batch of spans written as OTLP/HTTP JSON bytes as the spans arrive: the exporter hands spans
+// over in runs of up to 32 (exporter.ts), each is turned into its JSON text and appended to one
+// growing buffer, so no span objects wait for the whole batch to be sent (hundreds of them would
+// outlive young-generation GCs and be promoted) and no large string is built, flattened and
+// re-encoded per batch.
 // The bytes are exactly `otlpTracesRequestJson(spans, resource, scope)` encoded as UTF-8.
 // A batch may be given the buffer of an earlier one (sent and done with): at hundreds of kilobytes
 // a batch, fresh buffers would be external memory churn that V8 answers with full collections.

@@ -219,6 +219,23 @@ describe("otlpExporter(): batching and the queue", () => {
     assert.deepEqual(spanCounts(receiver), [2]);
   });
 
+  it("spans are written into batches in runs of 32: a batch larger than that still goes out when full, a run cut short waits for the schedule", async () => {
+    receiver.received.length = 0;
+    const e = make({ maxExportBatchSize: 64, scheduleDelayMs: 60_000 });
+    for (let i = 0; i < 64; i++) e(record());
+    await receiver.waitFor(1);
+    assert.deepEqual(spanCounts(receiver), [64]);
+    // 40 more: one run of 32 is in the batch being filled, 8 wait to be written; neither goes
+    // out before the schedule or a flush, and the flush sends all 40.
+    for (let i = 0; i < 40; i++) e(record());
+    assert.equal(e.stats().queued, 40);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(spanCounts(receiver), [64]);
+    await e.flush();
+    assert.deepEqual(spanCounts(receiver), [64, 40]);
+    assert.equal(e.stats().exported, 104);
+  });
+
   it("sends a partial batch when the schedule delay passes", async () => {
     receiver.received.length = 0;
     const e = make({ maxExportBatchSize: 100, scheduleDelayMs: 20 });
