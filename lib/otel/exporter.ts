@@ -10,7 +10,7 @@
 // clear) are never exported. A record is kept as it was handed over until it is written into a
 // batch (in runs, see `unwritten`): it must not be changed afterwards.
 import type { Logger } from "../util/logger.js";
-import type { SpanAttributeValue, SpanRecord, SpanSink } from "../service/index.js";
+import { isSampledFlags, type SpanAttributeValue, type SpanRecord, type SpanSink } from "../service/index.js";
 import { validateHeaderName, validateHeaderValue } from "node:http";
 import { InlineTransport, type OtlpTransport, type PostTransport } from "./post-transport.js";
 import { WorkerTransport } from "./worker-transport.js";
@@ -22,7 +22,6 @@ import { SpanBatch, spanBatchHead, type ExportBatch } from "./span-batch.js";
 import { isRetryable, retryDelay, retryPolicy, type RetryOptions, type RetryPolicy } from "./retry-policy.js";
 import type { Sampler } from "./sampler.js";
 import { KEEL_SCOPE, resourceAttributes } from "./resource.js";
-import { isSampled } from "./trace-flags.js";
 
 export interface OtlpExporterOptions {
   /**
@@ -333,7 +332,7 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
   };
 
   const sink = ((record: SpanRecord): void => {
-    if (!isSampled(record.traceFlags)) return;
+    if (!isSampledFlags(record.traceFlags)) return;
     // Ids are written unquoted (JSON) or read as hex (protobuf) without further checks: a record
     // from elsewhere whose ids are not lowercase hex is counted as dropped, never allowed to
     // break a batch.
