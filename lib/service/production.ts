@@ -27,6 +27,11 @@ export interface ProductionSpanOptions {
   childSpans?: boolean;
   /** Level of child-span lines (default info). */
   childSpanLevel?: LogLevelName | number;
+  /**
+   * Send the traceparent back on every response (default true). false keeps trace ids from
+   * clients; spans, log lines and outgoing calls still carry them.
+   */
+  responseTraceparent?: boolean;
   /** Receivers of finished spans (an OpenTelemetry exporter, tests). */
   onSpan?: SpanSink | readonly SpanSink[];
   /**
@@ -156,7 +161,7 @@ export function production(options: ProductionOptions): Production {
         log: access !== null,
         requestId: ids ?? false,
         trace: spans !== null,
-        ...defined({ childSpans: spans?.childSpans, childSpanLevel: spans?.childSpanLevel, onSpan: spans?.onSpan, sampler: spans?.sampler }),
+        ...defined({ childSpans: spans?.childSpans, childSpanLevel: spans?.childSpanLevel, responseTraceparent: spans?.responseTraceparent, onSpan: spans?.onSpan, sampler: spans?.sampler }),
         ...defined({ level: access?.level, headers: access?.headers, path: access?.path }),
       }),
     );

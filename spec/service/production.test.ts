@@ -210,6 +210,27 @@ describe("production()", () => {
     assert.match(String(b.headers["traceparent"]), /^00-/);
   });
 
+  it("spans.responseTraceparent: false keeps trace ids off the response, not out of the trace", async () => {
+    const spans: Array<{ traceId: string; parentSpanId: string }> = [];
+    const { server, prod, out } = await start({ spans: { responseTraceparent: false, onSpan: (s) => void spans.push(s) } });
+    const incoming = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    const continued = await send(server.url + "/hello", { headers: { traceparent: incoming } });
+    const fresh = await send(server.url + "/hello");
+    await stop(server, prod);
+    assert.equal(continued.status, 200);
+    assert.equal(continued.headers["traceparent"], undefined);
+    assert.equal(fresh.headers["traceparent"], undefined);
+    assert.match(String(continued.headers["x-request-id"]), /^[0-9a-f-]{36}$/, "the other headers are still sent");
+    // The trace goes on: the incoming trace is continued in the span and the log line.
+    assert.deepEqual(
+      spans.map((s) => [s.traceId, s.parentSpanId]),
+      [["4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"], [spans[1]!.traceId, ""]],
+    );
+    assert.match(spans[1]!.traceId, /^[0-9a-f]{32}$/);
+    const lines = out.lines().filter((l) => l["msg"] === "request completed");
+    assert.deepEqual(lines.map((l) => l["trace_id"]), spans.map((s) => s.traceId));
+  });
+
   it("refuses a second registration and an empty service name", () => {
     const prod = production({ service: "x", destination: output().stream });
     const app = new App();

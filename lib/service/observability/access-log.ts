@@ -34,6 +34,13 @@ export interface AccessLogOptions {
   trace?: boolean;
   /** Let handlers open child spans (stores the span on the context; default true with trace). */
   childSpans?: boolean;
+  /**
+   * Send the request's traceparent back on the response (default true with trace). Off, clients
+   * never see trace ids (an edge facing untrusted clients); the spans, the log lines, child spans
+   * and outgoing calls still carry them. It also saves node's header work: a 55-character value
+   * is ~3,300 instructions of a `/hello` (bench/README.md, "Observability overhead").
+   */
+  responseTraceparent?: boolean;
   /** Level of child-span lines (default info). */
   childSpanLevel?: LogLevelName | number;
   /** Receivers of finished spans (server and child), e.g. an OpenTelemetry exporter. */
@@ -97,6 +104,7 @@ export function accessLog(options: AccessLogOptions): Layer {
   const escapeId = idPolicy?.needsEscape ?? true;
   const trace = options.trace ?? true;
   const storeSpan = trace && (options.childSpans ?? true);
+  const answerTraceparent = trace && (options.responseTraceparent ?? true);
   const sampler = options.sampler;
   const given: readonly SpanSink[] = options.onSpan === undefined ? [] : typeof options.onSpan === "function" ? [options.onSpan] : options.onSpan;
   // With a sampler, unsampled spans (the server span and its children) reach no sink.
@@ -196,7 +204,7 @@ export function accessLog(options: AccessLogOptions): Layer {
   /** `start` is -1 when the request has nothing to record: no line, no span for a sink. */
   const finish = (ctx: Context, start: number, rs: RequestSpan | null, reply: Reply): Reply => {
     if (resolveId !== undefined) reply.headers[idHeader] = ctx.requestId;
-    if (rs !== null) reply.headers[TRACEPARENT_HEADER] = formatTraceParent(rs.traceId, rs.spanId, rs.traceFlags);
+    if (rs !== null && answerTraceparent) reply.headers[TRACEPARENT_HEADER] = formatTraceParent(rs.traceId, rs.spanId, rs.traceFlags);
     if (start >= 0) {
       const res = ctx.res;
       if (res !== null && isStreamBody(reply.body)) {
