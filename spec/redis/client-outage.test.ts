@@ -13,11 +13,21 @@ function track(client: RedisClient): RedisClient {
   return client;
 }
 
-/** Resolves at the next status equal to `wanted`. */
+/**
+ * Resolves at the next status equal to `wanted`; rejects after 10 s. The client's reconnect timers
+ * are unref'd (a client never holds a process open), so while it only waits for one, nothing
+ * else may keep the event loop running: the deadline's timer does (without it, a reconnect that
+ * came late on a busy machine ended the test with "the event loop has already resolved").
+ */
 function nextStatus(client: RedisClient, wanted: RedisStatus): Promise<void> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
+    const deadline = setTimeout(() => {
+      off();
+      reject(new Error(`no "${wanted}" status within 10 s`));
+    }, 10_000);
     const off = client.onStatus((status) => {
       if (status === wanted) {
+        clearTimeout(deadline);
         off();
         resolve();
       }
