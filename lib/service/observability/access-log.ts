@@ -38,7 +38,7 @@ export interface AccessLogOptions {
    * Send the request's traceparent back on the response (default true with trace). Off, clients
    * never see trace ids (an edge facing untrusted clients); the spans, the log lines, child spans
    * and outgoing calls still carry them. It also saves node's header work: a 55-character value
-   * is ~3,300 instructions of a `/hello` (bench/README.md, "Observability overhead").
+   * is ~3,400 instructions of a `/hello` (bench/README.md, "Observability overhead").
    */
   responseTraceparent?: boolean;
   /** Level of child-span lines (default info). */
