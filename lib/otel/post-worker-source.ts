@@ -3,11 +3,13 @@
 // (there is no worker file to find), and keeps the bundle free of require(). Node builtins only.
 // It does what
 // http-post.ts does in-process, one POST per message:
-//   in:  { id, url, headers, timeoutMs, bytes: ArrayBuffer (transferred), offset, length }
+//   in:  { id, url, headers, timeoutMs, bytes: SharedArrayBuffer (shared) or ArrayBuffer
+//          (transferred), offset, length }
 //   out: { id, status, retryAfter, body: Uint8Array, contentType, error: string | null, bodySent,
-//          bytes: the same ArrayBuffer, transferred back }
-// The bytes go back only once the socket is done with them: the whole body was written, or the
-// request is closed (an early answer, an error, a timeout); before that a write may still read them.
+//          bytes: a transferred ArrayBuffer, transferred back; null for shared memory }
+// The answer goes only once the socket is done with the bytes: the whole body was written, or the
+// request is closed (an early answer, an error, a timeout); before that a write may still read
+// them, and the main thread reuses shared memory as soon as it has the answer.
 export const POST_WORKER_SOURCE = `import { parentPort } from "node:worker_threads";
 import http from "node:http";
 import https from "node:https";
@@ -27,8 +29,9 @@ parentPort.on("message", (job) => {
     clearTimeout(timer);
     answer.id = job.id;
     answer.bodySent = bodySent;
-    answer.bytes = job.bytes;
-    parentPort.postMessage(answer, [job.bytes]);
+    const shared = job.bytes instanceof SharedArrayBuffer;
+    answer.bytes = shared ? null : job.bytes;
+    parentPort.postMessage(answer, shared ? [] : [job.bytes]);
   };
   const settle = (result) => {
     if (answer !== null) return;

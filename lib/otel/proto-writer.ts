@@ -8,6 +8,7 @@
 // more or fewer bytes than reserved, moves the message's bytes (copyWithin) to fit. The output is
 // always canonical: no padded varints.
 import { Buffer } from "node:buffer";
+import { sharedBytes } from "./shared-bytes.js";
 
 /** Bytes a varint of `n` (0 <= n < 2^32) takes. */
 export function varintSize(n: number): number {
@@ -29,10 +30,14 @@ export class ProtoWriter {
     this.pos = pos;
   }
 
-  /** Make room for `bytes` more bytes (the buffer doubles; what was written is kept). */
+  /**
+   * Make room for `bytes` more bytes (the buffer doubles; what was written is kept). A buffer in
+   * shared memory (a batch's, see shared-bytes.ts) grows into shared memory.
+   */
   ensure(bytes: number): void {
     if (this.pos + bytes <= this.buf.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + bytes));
+    const size = Math.max(this.buf.length * 2, this.pos + bytes);
+    const grown = this.buf.buffer instanceof SharedArrayBuffer ? sharedBytes(size) : Buffer.allocUnsafe(size);
     this.buf.copy(grown, 0, 0, this.pos);
     this.buf = grown;
   }

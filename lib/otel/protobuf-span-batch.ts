@@ -8,6 +8,7 @@ import { Buffer } from "node:buffer";
 import type { SpanRecord } from "../service/index.js";
 import { protobufPrefixRoom, writeProtobufPrefix, writeProtobufSpan, type ProtobufBatchHead } from "./otlp-protobuf.js";
 import { ProtoWriter } from "./proto-writer.js";
+import { sharedBytes } from "./shared-bytes.js";
 import type { ExportBatch } from "./span-batch.js";
 
 const INITIAL_BYTES = 64 * 1024;
@@ -24,7 +25,7 @@ export class ProtobufSpanBatch implements ExportBatch {
   constructor(head: ProtobufBatchHead, reuse?: Buffer) {
     this.head = head;
     this.spansStart = protobufPrefixRoom(head);
-    const buf = reuse !== undefined && reuse.length >= this.spansStart ? reuse : Buffer.allocUnsafe(Math.max(INITIAL_BYTES, this.spansStart * 2));
+    const buf = reuse !== undefined && reuse.length >= this.spansStart ? reuse : sharedBytes(Math.max(INITIAL_BYTES, this.spansStart * 2));
     this.writer = new ProtoWriter(buf, this.spansStart);
   }
 

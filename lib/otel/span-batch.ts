@@ -6,9 +6,11 @@
 // The bytes are exactly `otlpTracesRequestJson(spans, resource, scope)` encoded as UTF-8.
 // A batch may be given the buffer of an earlier one (sent and done with): at hundreds of kilobytes
 // a batch, fresh buffers would be external memory churn that V8 answers with full collections.
+// Its buffers are shared memory, which the export worker reads in place (shared-bytes.ts).
 import { Buffer } from "node:buffer";
 import type { SpanAttributeValue, SpanRecord } from "../service/index.js";
 import { otlpSpanJson, otlpTracesRequestJson, type OtlpScope } from "./otlp-json.js";
+import { sharedBytes } from "./shared-bytes.js";
 
 /** What the exporter needs of a batch, whatever its encoding (this file's JSON, protobuf-span-batch.ts). */
 export interface ExportBatch {
@@ -39,7 +41,7 @@ export class SpanBatch implements ExportBatch {
   /** `reuse`: a buffer no longer in use (its contents are overwritten); otherwise one is allocated. */
   constructor(head: string, reuse?: Buffer) {
     const least = head.length * 3 + TAIL.length;
-    this.buf = reuse !== undefined && reuse.length >= least ? reuse : Buffer.allocUnsafe(Math.max(INITIAL_BYTES, least));
+    this.buf = reuse !== undefined && reuse.length >= least ? reuse : sharedBytes(Math.max(INITIAL_BYTES, least));
     this.length = this.buf.write(head, 0, "utf8");
   }
 
@@ -66,7 +68,7 @@ export class SpanBatch implements ExportBatch {
 
   private reserve(bytes: number): void {
     if (this.length + bytes <= this.buf.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.length + bytes));
+    const grown = sharedBytes(Math.max(this.buf.length * 2, this.length + bytes));
     this.buf.copy(grown, 0, 0, this.length);
     this.buf = grown;
   }

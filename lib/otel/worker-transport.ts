@@ -5,13 +5,17 @@
 // cannot reach the server's. This thread keeps everything else (batching, retries, counts).
 //
 // The worker starts with the first queued span (prepare()) or POST and is ended by close(); it keeps the process alive only
-// while a POST is in flight (as an inline request's socket does, bounded by the POST's timeout). Bodies are transferred, not copied, and come back with the answer for the next try or
-// batch. If the worker cannot start or dies, POSTs go inline (http-post.ts) from then on; a POST
-// the worker was making when it died answers status 0 (retried like a network error), or, when
-// its bytes went with the worker, `bytes: null` (the batch is lost and counted failed).
+// while a POST is in flight (as an inline request's socket does, bounded by the POST's timeout).
+// A batch's body lies in shared memory (shared-bytes.ts): the worker reads it in place, nothing is
+// copied or transferred, and the bytes stay here. Other bodies are transferred when their buffer
+// owns its memory (and come back with the answer) or copied. If the worker cannot start or dies,
+// POSTs go inline (http-post.ts) from then on; a POST the worker was making when it died answers
+// status 0 and is retried like a network error, with its bytes when they stayed here (shared or
+// copied); a transferred body went with the worker (`bytes: null`: that batch is counted failed).
 import { Worker } from "node:worker_threads";
 import { InlineTransport, NOT_SENT, type PostOutcome, type PostTarget, type PostTransport } from "./post-transport.js";
 import { POST_WORKER_SOURCE } from "./post-worker-source.js";
+import { isWholeShared } from "./shared-bytes.js";
 
 /** What the worker sends back for one POST (see post-worker-source.ts). */
 interface WorkerAnswer {
@@ -22,7 +26,8 @@ interface WorkerAnswer {
   contentType: string;
   error: string | null;
   bodySent: boolean;
-  bytes: ArrayBuffer;
+  /** The transferred body's memory, back (null when it was shared). */
+  bytes: ArrayBuffer | null;
 }
 
 interface PendingPost {
@@ -30,7 +35,10 @@ interface PendingPost {
   /** Where the body lies in the transferred memory. */
   offset: number;
   length: number;
-  /** The body and its buffer, when only a copy went to the worker (they survive it), else null. */
+  /**
+   * The body and its buffer when they stayed here (shared memory, or only a copy went to the
+   * worker): they survive the worker. null when the body was transferred.
+   */
   kept: { body: Buffer; owner: Buffer } | null;
 }
 
@@ -64,17 +72,19 @@ export class WorkerTransport implements PostTransport {
     const worker = this.state === "failed" ? null : (this.worker ?? this.start());
     if (worker === null) return this.inline.post(body, owner);
     const t = this.target;
-    // A batch's buffer (at least 64 KiB, never a slice of Buffer's shared pool) owns its memory,
-    // which can then be transferred; anything else is copied and the original kept.
-    const owned = owner.byteOffset === 0 && owner.buffer === body.buffer && owner.buffer.byteLength === owner.length && owner.buffer instanceof ArrayBuffer;
-    const bytes = owned ? owner.buffer : copyOf(body);
-    const offset = owned ? body.byteOffset : 0;
+    // A batch's buffer is the whole of a SharedArrayBuffer: the worker reads the body in place.
+    // Another buffer that owns its memory is transferred; anything else is copied and kept.
+    const shared = owner.buffer === body.buffer && isWholeShared(owner);
+    const owned = !shared && owner.byteOffset === 0 && owner.buffer === body.buffer && owner.buffer.byteLength === owner.length && owner.buffer instanceof ArrayBuffer;
+    const bytes: ArrayBuffer | SharedArrayBuffer = shared || owned ? owner.buffer : copyOf(body);
+    const offset = shared || owned ? body.byteOffset : 0;
     const length = body.length; // read now: a transferred body has length 0
     const id = this.nextId++;
     const job = { id, url: t.url.href, headers: { ...t.headers, "content-type": t.contentType, "content-length": String(length) }, timeoutMs: t.timeoutMs, bytes, offset, length };
     return new Promise((resolve) => {
       try {
-        worker.postMessage(job, [bytes]);
+        // A SharedArrayBuffer cannot be transferred (and need not be): it is shared.
+        worker.postMessage(job, shared ? [] : [bytes as ArrayBuffer]);
       } catch (err) {
         // Nothing was transferred when postMessage throws: send this one inline, and the rest.
         this.fallBack(`postMessage failed: ${err instanceof Error ? err.message : String(err)}`);
@@ -142,14 +152,18 @@ export class WorkerTransport implements PostTransport {
       body: Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength),
       contentType: answer.contentType,
       error: answer.error === null ? null : new Error(answer.error),
-      // A copy went: the original was never near a socket.
+      // Kept bytes are free again: a copy was never near a socket, and shared memory is answered
+      // for only once the worker's socket is done with it (post-worker-source.ts).
       bodySent: post.kept !== null || answer.bodySent,
-      bytes: post.kept?.body ?? Buffer.from(answer.bytes, post.offset, post.length),
-      owner: post.kept?.owner ?? Buffer.from(answer.bytes),
+      bytes: post.kept?.body ?? Buffer.from(answer.bytes!, post.offset, post.length),
+      owner: post.kept?.owner ?? Buffer.from(answer.bytes!),
     });
   }
 
-  /** Settle the POSTs the worker was making when it went away. */
+  /**
+   * Settle the POSTs the worker was making when it went away. Called once its thread has ended
+   * ('exit', or close() after terminate()), so no socket of it reads kept shared memory any more.
+   */
   private abandonPending(message: string): void {
     for (const [id, post] of this.pending) {
       this.pending.delete(id);

@@ -161,19 +161,28 @@ describe("otlpExporter(): POSTs from a worker thread", () => {
     assert.ok(logger.records.some((r) => r.msg === "OTLP export worker unavailable: exporting in-process"));
   });
 
-  it("when the worker dies during a POST, the batch (whose bytes went with it) fails, nothing hangs, and the next one goes in-process", async () => {
+  it("when the worker dies during a POST, the batch (in shared memory, still here) is sent again in-process: nothing lost, nothing hangs", async () => {
     const e = make({ timeoutMs: 60_000 });
     const from = receiver.received.length;
     receiver.script("hang");
     e(record());
     const flushed = e.flush();
     await receiver.waitFor(from + 1);
+    const requests = clientRequestsHere();
     await workerOf(e)!.terminate();
     await flushed;
-    assert.deepEqual({ exported: e.stats().exported, failedBatches: e.stats().failedBatches, failedSpans: e.stats().failedSpans }, { exported: 0, failedBatches: 1, failedSpans: 1 });
+    requests.stop();
+    assert.equal(requests.count, 1, "the retry was posted from this thread");
+    assert.equal(receiver.received.length, from + 2);
+    const [first, again] = receiver.received.slice(from).map((r) => r.raw);
+    assert.ok(first!.equals(again!), "the same bytes were sent again");
+    assert.deepEqual(
+      { exported: e.stats().exported, failedBatches: e.stats().failedBatches, dropped: e.stats().dropped, retries: e.stats().retries, transport: e.stats().transport },
+      { exported: 1, failedBatches: 0, dropped: 0, retries: 1, transport: "inline" },
+    );
     e(record());
     await e.flush();
-    assert.deepEqual({ exported: e.stats().exported, transport: e.stats().transport }, { exported: 1, transport: "inline" });
+    assert.deepEqual({ exported: e.stats().exported, transport: e.stats().transport }, { exported: 2, transport: "inline" });
   });
 
   /** Run `body` (after an `e` exporter to the receiver is made with `options`) in a child; its exit code, once it exits by itself. */
