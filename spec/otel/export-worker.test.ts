@@ -3,11 +3,16 @@
 // the bytes on the wire are those of the inline transport, retries work, the worker never keeps
 // the process alive, shutdown() ends it, and when it dies the exporter posts in-process instead.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer as createHttpsServer } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import diagnosticsChannel from "node:diagnostics_channel";
 import { after, before, describe, it } from "node:test";
 import type { Worker } from "node:worker_threads";
 import type { SpanRecord } from "../../lib/service/index.js";
+import { resourceAttributes } from "../../lib/otel/resource.js";
 import { KEEL_SCOPE, otlpExporter, otlpTracesRequestJson, otlpTracesRequestProtobuf, type OtlpExporter, type OtlpExporterOptions } from "../../lib/otel/index.js";
 import { captureLogger } from "../support/capture-logger.js";
 import { startReceiver, type Receiver } from "./otlp-receiver.js";
@@ -223,5 +228,69 @@ describe("otlpExporter(): POSTs from a worker thread", () => {
     assert.equal(code, 0, stderr);
     assert.equal(receiver.received.length, from + 2, "the worker posted, timed out, and tried again");
     assert.match(stderr, /"exported":2,.*"retries":1/, "the flush saw the retry through");
+  });
+
+  it("exports over HTTPS from shared-memory batches, through the worker and in-process, JSON and protobuf", async () => {
+    // A collector with a self-signed certificate, trusted by the child through NODE_EXTRA_CA_CERTS
+    // (read at process start, by the main thread and the worker alike).
+    const dir = mkdtempSync(join(tmpdir(), "keel-otlp-tls-"));
+    try {
+      execFileSync("openssl", [
+        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+        "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-days", "1",
+        "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"),
+      ], { stdio: "ignore" });
+      const bodies: Array<{ type: string; body: Buffer }> = [];
+      const collector = createHttpsServer({ key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) }, (req, res) => {
+        const chunks: Buffer[] = [];
+        req.on("data", (c: Buffer) => chunks.push(c));
+        req.on("end", () => {
+          bodies.push({ type: String(req.headers["content-type"]), body: Buffer.concat(chunks) });
+          res.writeHead(200, { "content-type": "application/json" }).end("{}");
+        });
+      });
+      await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve));
+      const port = (collector.address() as { port: number }).port;
+      const script = `
+        import { otlpExporter } from ${JSON.stringify(new URL("../../lib/otel/index.ts", import.meta.url).href)};
+        const span = (i) => ({ name: "a", kind: "internal", traceId: "${"ab".repeat(16)}", spanId: "${"cd".repeat(8)}", parentSpanId: "", traceFlags: "01", startTime: 1700000000000, durationMs: 1, status: "ok", requestId: "", attributes: { i } });
+        const out = [];
+        for (const transport of ["worker", "inline"]) for (const protocol of ["http/json", "http/protobuf"]) {
+          const e = otlpExporter({ url: "https://127.0.0.1:${port}/v1/traces", transport, protocol, maxExportBatchSize: 2 });
+          for (let i = 0; i < 3; i++) e(span(i));
+          await e.shutdown();
+          const s = e.stats();
+          out.push([transport, protocol, s.exported, s.failedBatches, s.transport]);
+        }
+        console.log(JSON.stringify(out));
+      `;
+      const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir, "cert.pem") } });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+      child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+      collector.close();
+      assert.equal(code, 0, stderr);
+      assert.deepEqual(JSON.parse(stdout), [
+        ["worker", "http/json", 3, 0, "worker"],
+        ["worker", "http/protobuf", 3, 0, "worker"],
+        ["inline", "http/json", 3, 0, "inline"],
+        ["inline", "http/protobuf", 3, 0, "inline"],
+      ]);
+      // Two batches (2 + 1 spans) per run, byte for byte what the encoders make of them.
+      const spans = [0, 1, 2].map((i): SpanRecord => ({ name: "a", kind: "internal", traceId: "ab".repeat(16), spanId: "cd".repeat(8), parentSpanId: "", traceFlags: "01", startTime: 1700000000000, durationMs: 1, status: "ok", requestId: "", attributes: { i } }));
+      const resource = resourceAttributes(undefined);
+      const json = [otlpTracesRequestJson(spans.slice(0, 2), resource, KEEL_SCOPE), otlpTracesRequestJson(spans.slice(2), resource, KEEL_SCOPE)].map((t) => Buffer.from(t));
+      const protobuf = [otlpTracesRequestProtobuf(spans.slice(0, 2), resource, KEEL_SCOPE), otlpTracesRequestProtobuf(spans.slice(2), resource, KEEL_SCOPE)];
+      const expected = [...json, ...protobuf, ...json, ...protobuf];
+      assert.equal(bodies.length, expected.length);
+      bodies.forEach((b, i) => {
+        assert.equal(b.type, i % 4 < 2 ? "application/json" : "application/x-protobuf");
+        assert.ok(b.body.equals(expected[i]!), `body ${i} differs from the encoder's`);
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
