@@ -12,7 +12,6 @@ import diagnosticsChannel from "node:diagnostics_channel";
 import { after, before, describe, it } from "node:test";
 import type { Worker } from "node:worker_threads";
 import type { SpanRecord } from "../../lib/service/index.js";
-import { resourceAttributes } from "../../lib/otel/resource.js";
 import { KEEL_SCOPE, otlpExporter, otlpTracesRequestJson, otlpTracesRequestProtobuf, type OtlpExporter, type OtlpExporterOptions } from "../../lib/otel/index.js";
 import { captureLogger } from "../support/capture-logger.js";
 import { startReceiver, type Receiver } from "./otlp-receiver.js";
@@ -280,7 +279,8 @@ describe("otlpExporter(): POSTs from a worker thread", () => {
       ]);
       // Two batches (2 + 1 spans) per run, byte for byte what the encoders make of them.
       const spans = [0, 1, 2].map((i): SpanRecord => ({ name: "a", kind: "internal", traceId: "ab".repeat(16), spanId: "cd".repeat(8), parentSpanId: "", traceFlags: "01", startTime: 1700000000000, durationMs: 1, status: "ok", requestId: "", attributes: { i } }));
-      const resource = resourceAttributes(undefined);
+      // The exporter's resource without a service name: the SDK's fallback and the telemetry.sdk.* attributes.
+      const resource = { "service.name": "unknown_service:node", "telemetry.sdk.name": "keel", "telemetry.sdk.language": "nodejs", "telemetry.sdk.version": KEEL_SCOPE.version };
       const json = [otlpTracesRequestJson(spans.slice(0, 2), resource, KEEL_SCOPE), otlpTracesRequestJson(spans.slice(2), resource, KEEL_SCOPE)].map((t) => Buffer.from(t));
       const protobuf = [otlpTracesRequestProtobuf(spans.slice(0, 2), resource, KEEL_SCOPE), otlpTracesRequestProtobuf(spans.slice(2), resource, KEEL_SCOPE)];
       const expected = [...json, ...protobuf, ...json, ...protobuf];
