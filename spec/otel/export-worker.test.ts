@@ -268,7 +268,9 @@ describe("otlpExporter(): POSTs from a worker thread", () => {
       let stderr = "";
       child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
       child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+      const kill = setTimeout(() => child.kill("SIGKILL"), 30_000);
       const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+      clearTimeout(kill);
       collector.close();
       assert.equal(code, 0, stderr);
       assert.deepEqual(JSON.parse(stdout), [
