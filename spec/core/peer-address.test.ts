@@ -6,10 +6,8 @@
 // polymorphism the read at accept prevents.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { it } from "node:test";
+import { selfSignedCertificate } from "../support/test-certificate.js";
 
 const lib = new URL("../../lib/index.ts", import.meta.url).href;
 
@@ -80,19 +78,6 @@ const [b1, b2] = await twoSockets(bare, "http://127.0.0.1:" + bare.address().por
 bare.close();
 console.log(JSON.stringify({ keel: %HaveSameMap(k1, k2), keelTls: %HaveSameMap(t1, t2), keelHttp2: %HaveSameMap(h1, h2b), bare: %HaveSameMap(b1, b2) }));
 `;
-
-function selfSignedCertificate(): { key: string; cert: string } {
-  const dir = mkdtempSync(join(tmpdir(), "keel-peer-"));
-  try {
-    execFileSync("openssl", [
-      "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-      "-subj", "/CN=localhost", "-days", "1", "-keyout", join(dir, "k"), "-out", join(dir, "c"),
-    ], { stdio: "ignore" });
-    return { key: readFileSync(join(dir, "k"), "utf8"), cert: readFileSync(join(dir, "c"), "utf8") };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 it("keeps every accepted socket's hidden class the same whether or not a handler read its peer address", () => {
   const { key, cert } = selfSignedCertificate();

@@ -1,43 +1,32 @@
 // HTTPS and HTTP/2 (with HTTP/1.1 fallback over ALPN) through listen({ tls, http2 }), over real
 // sockets with a self-signed certificate made for the run.
 import assert from "node:assert/strict";
-import { execFile, execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { execFile } from "node:child_process";
 import { request as httpsRequest } from "node:https";
 import { connect as h2connect, constants as h2, type ClientHttp2Session, type IncomingHttpHeaders } from "node:http2";
 import { connect as netConnect } from "node:net";
 import { connect as tlsConnect } from "node:tls";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { App, context, json, bytes, reply, route, silentLogger, stream, type ListeningServer } from "../../lib/index.js";
 import { securityHeaders } from "../../lib/middleware/index.js";
 import { captureLogger } from "../support/capture-logger.js";
 import { ERROR_ID, send } from "../support/http.js";
+import { selfSignedCertificate } from "../support/test-certificate.js";
 
 /** Process warnings during the run: Node warns (and drops the header) when an HTTP/1 connection header reaches an HTTP/2 response. */
 const warnings: string[] = [];
 const onWarning = (w: Error): void => void warnings.push(`${w.name}: ${w.message}`);
 
-let dir = "";
 let key = "";
 let cert = "";
 
 before(() => {
   process.on("warning", onWarning);
-  dir = mkdtempSync(join(tmpdir(), "keel-tls-"));
-  execFileSync("openssl", [
-    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-    "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-days", "1",
-    "-keyout", join(dir, "k"), "-out", join(dir, "c"),
-  ], { stdio: "ignore" });
-  key = readFileSync(join(dir, "k"), "utf8");
-  cert = readFileSync(join(dir, "c"), "utf8");
+  ({ key, cert } = selfSignedCertificate());
 });
 
 after(() => {
   process.off("warning", onWarning);
-  rmSync(dir, { recursive: true, force: true });
 });
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {

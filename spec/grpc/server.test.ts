@@ -3,8 +3,7 @@
 // shapes, metadata both ways, the error mapping, deadlines, cancellation, limits, gzip, graceful
 // close. Then hand-built frames over a raw node:http2 client for what grpc-js never sends.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { connect, type ClientHttp2Session, type IncomingHttpHeaders } from "node:http2";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +16,7 @@ import {
 } from "../../lib/grpc/index.js";
 import { captureLogger } from "../support/capture-logger.js";
 import { grpc, grpcPeersSkip, protoLoader } from "../support/grpc-peers.js";
+import { selfSignedCertificate } from "../support/test-certificate.js";
 
 const USERS_PROTO = fileURLToPath(new URL("./fixtures/users.proto", import.meta.url));
 // Client streaming, bidi, a call that waits for its signal, and bytes for the size limits.
@@ -491,20 +491,16 @@ describe("grpc server graceful close with grpc-js", { skip, timeout: 30_000 }, (
 
 describe("grpc server over TLS with grpc-js", { skip, timeout: 30_000 }, () => {
   it("serves calls with listen({ tls }) and an https:// url", async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), "keel-grpc-tls-"));
+    let key: Buffer;
+    let cert: Buffer;
     try {
-      execFileSync("openssl", [
-        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-        "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-days", "1",
-        "-keyout", join(dir, "k"), "-out", join(dir, "c"),
-      ], { stdio: "ignore" });
+      const pem = selfSignedCertificate();
+      key = Buffer.from(pem.key);
+      cert = Buffer.from(pem.cert);
     } catch {
       t.skip("openssl is not available to make a test certificate");
       return;
     }
-    const key = readFileSync(join(dir, "k"));
-    const cert = readFileSync(join(dir, "c"));
-    rmSync(dir, { recursive: true, force: true });
     const { Users } = clientClasses();
     await assert.rejects(buildServer(newObserved()).listen({ port: 0, tls: { cert } }), TypeError);
     const listening = await buildServer(newObserved()).listen({ port: 0, tls: { key, cert } });

@@ -2,16 +2,13 @@
 // replies that bring their own value keep it, 404s are covered, and HSTS only over HTTPS
 // (or when configured for a TLS-terminating proxy).
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer as createHttpsServer, request as httpsRequest } from "node:https";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { App, html, route, silentLogger, type ListeningServer } from "../../lib/index.js";
 import { DEFAULT_CONTENT_SECURITY_POLICY, securityHeaders } from "../../lib/middleware/index.js";
 import { send } from "../support/http.js";
+import { selfSignedCertificate, type TestCertificate } from "../support/test-certificate.js";
 
 const PAGE_CSP = "default-src 'none'; script-src 'sha256-abc'";
 
@@ -87,35 +84,31 @@ describe("securityHeaders() configured", () => {
 
 describe("securityHeaders() over HTTPS", () => {
   it("sends Strict-Transport-Security on TLS requests", async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), "keel-tls-"));
+    let pem: TestCertificate;
     try {
-      try {
-        execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "1", "-subj", "/CN=127.0.0.1"], { stdio: "ignore" });
-      } catch {
-        t.skip("openssl not available to make a test certificate");
-        return;
-      }
-      const app = appWith();
-      app.compile();
-      const server = createHttpsServer({ key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) }, app.handler);
-      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-      try {
-        const port = (server.address() as AddressInfo).port;
-        const hsts = await new Promise<string | undefined>((resolve, reject) => {
-          const req = httpsRequest({ host: "127.0.0.1", port, path: "/hello", rejectUnauthorized: false, agent: false }, (res) => {
-            res.resume();
-            res.on("end", () => resolve(res.headers["strict-transport-security"] as string | undefined));
-          });
-          req.on("error", reject);
-          req.end();
+      pem = selfSignedCertificate();
+    } catch {
+      t.skip("openssl not available to make a test certificate");
+      return;
+    }
+    const app = appWith();
+    app.compile();
+    const server = createHttpsServer(pem, app.handler);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const hsts = await new Promise<string | undefined>((resolve, reject) => {
+        const req = httpsRequest({ host: "127.0.0.1", port, path: "/hello", rejectUnauthorized: false, agent: false }, (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.headers["strict-transport-security"] as string | undefined));
         });
-        assert.equal(hsts, "max-age=15552000; includeSubDomains");
-      } finally {
-        server.closeAllConnections();
-        await new Promise((resolve) => server.close(resolve));
-      }
+        req.on("error", reject);
+        req.end();
+      });
+      assert.equal(hsts, "max-age=15552000; includeSubDomains");
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });

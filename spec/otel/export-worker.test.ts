@@ -3,8 +3,8 @@
 // the bytes on the wire are those of the inline transport, retries work, the worker never keeps
 // the process alive, shutdown() ends it, and when it dies the exporter posts in-process instead.
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer as createHttpsServer } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +14,7 @@ import type { Worker } from "node:worker_threads";
 import type { SpanRecord } from "../../lib/service/index.js";
 import { KEEL_SCOPE, otlpExporter, otlpTracesRequestJson, otlpTracesRequestProtobuf, type OtlpExporter, type OtlpExporterOptions } from "../../lib/otel/index.js";
 import { captureLogger } from "../support/capture-logger.js";
+import { selfSignedCertificate } from "../support/test-certificate.js";
 import { startReceiver, type Receiver } from "./otlp-receiver.js";
 
 let seq = 0;
@@ -232,15 +233,12 @@ describe("otlpExporter(): POSTs from a worker thread", () => {
   it("exports over HTTPS from shared-memory batches, through the worker and in-process, JSON and protobuf", async () => {
     // A collector with a self-signed certificate, trusted by the child through NODE_EXTRA_CA_CERTS
     // (read at process start, by the main thread and the worker alike).
+    const { key, cert } = selfSignedCertificate();
     const dir = mkdtempSync(join(tmpdir(), "keel-otlp-tls-"));
     try {
-      execFileSync("openssl", [
-        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-        "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-days", "1",
-        "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"),
-      ], { stdio: "ignore" });
+      writeFileSync(join(dir, "cert.pem"), cert);
       const bodies: Array<{ type: string; body: Buffer }> = [];
-      const collector = createHttpsServer({ key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) }, (req, res) => {
+      const collector = createHttpsServer({ key, cert }, (req, res) => {
         const chunks: Buffer[] = [];
         req.on("data", (c: Buffer) => chunks.push(c));
         req.on("end", () => {
