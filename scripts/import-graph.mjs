@@ -108,14 +108,16 @@ export function readGraph(libDir) {
 /** The area a file belongs to: "index" (the kernel facade), a kernel folder, "shared", "sample", or a feature. */
 export function areaOf(file) {
   const parts = file.split("/");
-  if (parts.length === 1) return file === "index.ts" ? "index" : "root";
+  if (parts.length === 1) return file === "index.ts" ? "index" : file === "plugin.ts" ? "plugin" : "root";
   const top = parts[0];
   if (FEATURE_GROUPS.has(top) && parts.length > 2) return `${top}/${parts[1]}`;
   return top;
 }
 
 const isKernel = (area) => KERNEL.has(area);
-const isFeature = (area) => !NOT_FEATURES.has(area) && area !== "index" && area !== "root";
+const isFeature = (area) => !NOT_FEATURES.has(area) && area !== "index" && area !== "plugin" && area !== "root";
+/** The kernel's two public entries: `keel` (lib/index.ts) and `keel/plugin` (lib/plugin.ts). */
+const isKernelEntry = (file) => file === "index.ts" || file === "plugin.ts";
 const entryOf = (area) => `${area}/index.ts`;
 
 /** Which imports of kernel files are allowed, by area. */
@@ -133,15 +135,19 @@ export function ruleBroken(from, to) {
   const b = areaOf(to);
   if (b === "sample" && a !== "sample") return "nothing in lib/ imports the sample";
   if (a in KERNEL_ALLOWS) return KERNEL_ALLOWS[a].has(b) ? null : `lib/${a} imports only ${[...KERNEL_ALLOWS[a]].map((x) => "lib/" + x).join(", ")}`;
-  if (a === "index") return isKernel(b) ? null : "the kernel facade (lib/index.ts) imports only the kernel";
-  if (a === "shared") return isKernel(b) || b === "shared" ? null : "lib/shared imports only the kernel and itself";
+  if (a === "index" || a === "plugin") return isKernel(b) ? null : `the kernel entry (lib/${a}.ts) imports only the kernel`;
+  if (a === "shared") {
+    if (b === "shared" || isKernelEntry(to)) return null;
+    return isKernel(b) ? "lib/shared reaches the kernel only through lib/index.ts and lib/plugin.ts" : "lib/shared imports only the kernel's entries and itself";
+  }
   if (a === "sample") {
-    if (b === "sample" || to === "index.ts") return null;
+    if (b === "sample" || isKernelEntry(to)) return null;
     if (isFeature(b) && (to === entryOf(b) || to === entryOf(b.split("/")[0]))) return null;
     return "the sample imports only entry points (lib/index.ts, lib/<feature>/index.ts) and its own files";
   }
   if (isFeature(a)) {
-    if (isKernel(b) || b === "shared" || b === a) return null;
+    if (isKernelEntry(to) || b === "shared" || b === a) return null;
+    if (isKernel(b)) return "a feature reaches the kernel only through lib/index.ts (keel) and lib/plugin.ts (keel/plugin)";
     // A group's own index (lib/auth/index.ts) re-exports its subfeatures.
     if (from === entryOf(a) && b.startsWith(a + "/")) return null;
     if (isFeature(b) && to === entryOf(b)) return null;

@@ -9,10 +9,8 @@
 //   that specific event stands for the request and no "admin.request" is added.
 // 401 and 403 are recorded on every routed request, admin or not; unrouted ones (404, 405) are not.
 // Metadata carries the status only: never headers (Authorization, cookies) or bodies.
-import type { Context } from "../core/context.js";
-import type { Reply } from "../core/reply.js";
-import type { Layer, Next } from "../core/route.js";
-import { LOG_LEVELS } from "../util/logger.js";
+import type { Context, Layer, Next, Reply } from "../index.js";
+import { LOG_LEVELS } from "../plugin.js";
 import type { AuditOutcome } from "./record.js";
 import { AUDIT_RECORDED_KEY, type AuditBinding, requestEvent } from "./request-event.js";
 

@@ -6,8 +6,7 @@
 // - `await audit(ctx, { action, target, outcome, metadata })` in a handler records one event with
 //   the request's actor, request id, client address, route and method. Awaiting it means the
 //   record is written (and synced, under fsync "always") before the handler answers.
-import type { App } from "../core/app.js";
-import { Context } from "../core/context.js";
+import { type App, Context } from "../index.js";
 import { clientAddressResolver, type TrustProxyOptions } from "../middleware/client-ip/index.js";
 import type { AuditLog } from "./audit-log.js";
 import { automaticAuditLayer } from "./automatic-events.js";

@@ -2,8 +2,7 @@
 // client address, route pattern, method) are filled in here, so handlers only say what happened.
 // Nothing is taken from headers or bodies: the actor comes from the principal an auth layer set
 // (lib/shared/principal.ts), the route is the pattern (no query string, no parameter values).
-import type { Context } from "../core/context.js";
-import { ApiError } from "../core/errors.js";
+import { ApiError, type Context } from "../index.js";
 import { getAuthPrincipal } from "../shared/principal.js";
 import type { AuditLog } from "./audit-log.js";
 import type { AuditActor, AuditEvent, AuditOutcome, AuditRecord } from "./record.js";

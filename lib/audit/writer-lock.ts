@@ -1,7 +1,7 @@
 // One writer per audit directory. Two writers would each continue the chain from the same head
 // and fork it, so a file log holds `audit.lock` (lib/util/dir-lock.ts: created exclusively,
 // holding the owner's pid, taken over from a process that no longer exists) while it is open.
-import { DirectoryLockError, lockDirectory } from "../util/dir-lock.js";
+import { DirectoryLockError, lockDirectory } from "../shared/dir-lock.js";
 
 export const LOCK_FILE = "audit.lock";
 

@@ -1,7 +1,7 @@
 // The types of a typed client: from a route table's types (method, path, extractors, declared
 // responses) to what a call must send and what it can get back. Types only: nothing here runs.
-import type { AnyExtractor, RequestInput } from "../core/extractor.js";
-import type { ErrorBodyShape, ResponseBody, RouteDefinition } from "../core/route.js";
+import type { AnyExtractor, ErrorBodyShape, ResponseBody, RouteDefinition } from "../index.js";
+import type { RequestInput } from "../plugin.js";
 
 /** The route definitions of a table (a tuple or an array). */
 export type RouteTable = readonly RouteDefinition<any, any, any, any>[];

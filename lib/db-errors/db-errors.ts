@@ -4,7 +4,7 @@
 //   MySQL/MariaDB (mysql2):       `code` "ER_*" and numeric `errno`
 //   SQLite (node:sqlite, better-sqlite3, sqlite3): `code` "SQLITE_*" or numeric `errcode`
 // The driver's own text goes to the log as the private detail, never to the client.
-import { ApiError } from "../core/errors.js";
+import { ApiError } from "../index.js";
 
 type Kind = "unique" | "foreign_key" | "check" | "not_null" | "not_found" | "unavailable";
 

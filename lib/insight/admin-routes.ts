@@ -3,10 +3,8 @@
 //   GET {adminPath}/{method}/{*route}   one route: `/admin/insight/GET/users/{id}` (the braces may
 //                                       be percent-encoded), `/admin/insight/*/(unmatched)`
 // Hidden from the OpenAPI document, and not recorded themselves (`config: { insight: false }`).
-import { ApiError } from "../core/errors.js";
-import { jsonReply, type Reply } from "../core/reply.js";
-import { route, type Layer, type RouteDefinition } from "../core/route.js";
-import { path } from "../extract/params.js";
+import { ApiError, type Layer, path, type Reply, route, type RouteDefinition } from "../index.js";
+import { jsonReply } from "../plugin.js";
 import type { InsightRecorder } from "./recorder.js";
 
 export const DEFAULT_ADMIN_PATH = "/admin/insight";

@@ -7,9 +7,7 @@
 // when the layer is entered to when the reply comes back out of it (for a streamed body, the
 // time to the first byte, not to the last); in-flight counts the same span. Added first
 // (outermost), it sees the status and bytes every other layer settled on.
-import type { Context } from "../core/context.js";
-import type { Reply } from "../core/reply.js";
-import type { Layer, Next } from "../core/route.js";
+import type { Context, Layer, Next, Reply } from "../index.js";
 import type { InsightRecorder } from "./recorder.js";
 import { declaredLength, type RouteStats } from "./route-stats.js";
 

@@ -5,7 +5,7 @@
 // that pass adminAccessLayers(); with neither an admin token nor admin layers there is no admin
 // route at all, and the handle's `insightStats()` is the only way to read them.
 // Register it before the other layers: it wraps what is registered after it.
-import type { App } from "../core/app.js";
+import type { App } from "../index.js";
 import { performance } from "node:perf_hooks";
 import { adminAccessLayers, type AdminAccessOptions } from "../shared/admin-access.js";
 import { DEFAULT_ADMIN_PATH, insightAdminRoutes, normalizeAdminPath } from "./admin-routes.js";

@@ -4,7 +4,7 @@
 // never a key, so a scan of random URLs cannot grow the table. Past `maxRoutes` entries, further
 // routes share "(other routes)". Routes with `config: { insight: false }` (the admin endpoint
 // itself) are not recorded.
-import type { MatchedRoute } from "../core/context.js";
+import type { MatchedRoute } from "../index.js";
 import { RouteStats, type RouteInsight } from "./route-stats.js";
 
 export const UNMATCHED_ROUTE = "(unmatched)";

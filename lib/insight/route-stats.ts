@@ -1,7 +1,7 @@
 // What is recorded for one route (pattern and method): a fixed set of counters, one latency
 // histogram and a bounded table of error types. Its size does not grow with traffic.
-import { isBodyless } from "../core/write.js";
-import { Reply } from "../core/reply.js";
+import { isBodyless } from "../plugin.js";
+import { Reply } from "../index.js";
 import { LatencyHistogram } from "./histogram.js";
 import { TopCounts, type NameCount } from "./top-counts.js";
 

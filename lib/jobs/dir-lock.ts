@@ -1,5 +1,5 @@
 // One process at a time per job store directory (lib/util/dir-lock.ts), with the job store's words.
-import { DirectoryLockError, lockDirectory } from "../util/dir-lock.js";
+import { DirectoryLockError, lockDirectory } from "../shared/dir-lock.js";
 
 /** Lock `dir`; resolves to the release function. Throws when another live process holds it. */
 export async function lockStoreDirectory(dir: string): Promise<() => Promise<void>> {

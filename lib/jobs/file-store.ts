@@ -8,7 +8,8 @@
 // compacted the same way when it grows past `compactBytes` and twice its last snapshot.
 import { mkdir, open, readFile, rename, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
-import { LOG_LEVELS, createJsonLogger, type Logger } from "../util/logger.js";
+import { createJsonLogger, type Logger } from "../index.js";
+import { LOG_LEVELS } from "../plugin.js";
 import { lockStoreDirectory } from "./dir-lock.js";
 import { encodeJournalLine, readJournal } from "./journal-codec.js";
 import type { JobCounts, JobRecord, JobState } from "./job-record.js";

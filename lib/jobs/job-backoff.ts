@@ -1,5 +1,5 @@
 // The job queue's retry policy: defaults and checks around the shared full-jitter backoff.
-import { backoffCeiling, fullJitterDelay, type BackoffPolicy } from "../util/backoff.js";
+import { backoffCeiling, fullJitterDelay, type BackoffPolicy } from "../shared/backoff.js";
 
 /** baseMs: first ceiling (default 1000); factor: growth per attempt (default 2); maxMs: largest ceiling (default 300000 = 5 minutes). */
 export type JobBackoffPolicy = BackoffPolicy;

@@ -2,7 +2,7 @@
 // 422 validation_error with the fields, a closed (draining) queue a 503 service_unavailable.
 // Every JobQueue registers it (registration is idempotent), so a handler that enqueues needs no
 // try/catch; register it yourself if you throw these errors without constructing a queue.
-import { ApiError, registerErrorMapper } from "../core/errors.js";
+import { ApiError, registerErrorMapper } from "../index.js";
 import { JobPayloadError, JobQueueClosedError } from "./job-errors.js";
 
 export function jobErrorMapper(err: unknown): ApiError | undefined {

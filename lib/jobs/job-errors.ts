@@ -1,7 +1,7 @@
 // The job queue's own errors. Reasons a job's AbortSignal fires (signal.reason), so handlers can
 // tell them apart, and why `enqueue` refuses a job. None of them knows about HTTP: the
 // jobErrorMapper (job-error-mapper.ts) turns the refusals into the uniform error answers.
-import type { FieldError } from "../schema/index.js";
+import type { FieldError } from "../plugin.js";
 
 /** The attempt ran longer than its timeout; it counts as a failure. */
 export class JobTimeoutError extends Error {

@@ -1,7 +1,8 @@
 // A job type: a unique constant name, a payload schema (checked at enqueue time, so a bad payload
 // fails at the call site instead of becoming a poison job) and a handler, either an async function
 // in this process or a module export run in a worker thread.
-import { compileSchema, type FieldError, type JsonSchema, type Static } from "../schema/index.js";
+import type { JsonSchema, Static } from "../index.js";
+import { compileSchema, type FieldError } from "../plugin.js";
 import type { JobBackoffPolicy } from "./job-backoff.js";
 import { threadModuleUrl, type JobThreadTarget } from "./thread-pool.js";
 

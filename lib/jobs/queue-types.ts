@@ -1,5 +1,5 @@
 // Options, statistics and health shapes of JobQueue.
-import type { Logger } from "../util/logger.js";
+import type { Logger } from "../index.js";
 import type { JobBackoffPolicy } from "./job-backoff.js";
 import type { JobClock } from "./clock.js";
 import type { JobRetention } from "./job-table.js";

@@ -7,8 +7,9 @@
 // error never stops the queue: looking for work backs off and retries, and a job whose completion
 // could not be written stays running in the store until its lease (or a restart) hands it out again.
 import { randomUUID } from "node:crypto";
-import { fullJitterDelay, type BackoffPolicy } from "../util/backoff.js";
-import { createJsonLogger, LOG_LEVELS, type Logger } from "../util/logger.js";
+import { fullJitterDelay, type BackoffPolicy } from "../shared/backoff.js";
+import { createJsonLogger, type Logger } from "../index.js";
+import { LOG_LEVELS } from "../plugin.js";
 import { jobBackoffDelay, resolveJobBackoff, type JobBackoffPolicy } from "./job-backoff.js";
 import { systemJobClock, type JobClock } from "./clock.js";
 import { registerJobErrorMapper } from "./job-error-mapper.js";

@@ -20,4 +20,4 @@ export type { JwtVerifier, JwtVerifierOptions, VerifiedJwt } from "./jwt-verifie
 export type { JwtClaimOptions, JwtPayload } from "./jwt-claims.js";
 export { createJwtSigner, signJws, signJwt } from "./jwt-sign.js";
 export type { JwsSignOptions, JwtSigner, JwtSignerOptions, JwtSignOverrides } from "./jwt-sign.js";
-export { timingSafeEqualString, timingSafeEqualBytes } from "../util/timing.js";
+export { timingSafeEqualString, timingSafeEqualBytes } from "../shared/timing.js";

@@ -9,7 +9,7 @@ import { JwsKeyStore, parseJwkSet } from "./jwk-set.js";
 import type { SkippedJwk } from "./jwk-set.js";
 import type { JwsKey } from "./jwk-key.js";
 import { JwtError } from "./jwt-error.js";
-import { readLimitedText } from "../util/read-limited.js";
+import { readLimitedText } from "../shared/read-limited.js";
 
 export interface RemoteJwksOptions {
   /** Cache lifetime in ms (default 10 minutes). */

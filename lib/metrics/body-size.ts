@@ -1,8 +1,8 @@
 // Body sizes as the HTTP layer can know them without reading a body twice.
 import { Buffer } from "node:buffer";
 import type { IncomingHttpHeaders } from "node:http";
-import type { Reply } from "../core/reply.js";
-import { isBodyless } from "../core/write.js";
+import type { Reply } from "../index.js";
+import { isBodyless } from "../plugin.js";
 
 /** A Content-Length value as a byte count, or -1 when it is not one. */
 function lengthOf(value: string | number | readonly string[] | undefined): number {

@@ -9,12 +9,8 @@
 // http_response_status_code. The three series of a (route, method, status) are looked up once
 // and kept in a per-route table under a numeric key; a request allocates no closure or array.
 import { performance } from "node:perf_hooks";
-import type { Context, MatchedRoute } from "../core/context.js";
-import type { Reply } from "../core/reply.js";
-import type { Layer } from "../core/route.js";
-import { directLayer, type Chain } from "../core/chain.js";
-import { isPromise } from "../util/is-promise.js";
-import { settledReply } from "../core/write.js";
+import type { Context, Layer, MatchedRoute, Reply } from "../index.js";
+import { type Chain, directLayer, isPromise, settledReply } from "../plugin.js";
 import { responseBodySize, requestBodySize } from "./body-size.js";
 import { DEFAULT_SECONDS_BUCKETS, type Histogram } from "./histogram.js";
 import type { Gauge } from "./gauge.js";

@@ -2,10 +2,7 @@
 // that answers a scrape in the format its Accept header asks for. The route is hidden from the
 // OpenAPI document; protect it with `layers` (an auth layer, an IP allow-list) when the port is
 // public, since metrics reveal routes, traffic and memory figures.
-import type { App } from "../core/app.js";
-import { Reply } from "../core/reply.js";
-import { route, type Layer } from "../core/route.js";
-import { context } from "../extract/request.js";
+import { type App, context, type Layer, Reply, route } from "../index.js";
 import { contentTypeOf } from "./exposition.js";
 import { httpMetrics, type HttpMetricsOptions } from "./http-metrics.js";
 import { negotiateFormat } from "./negotiate.js";

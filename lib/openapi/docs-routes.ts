@@ -1,8 +1,7 @@
 // docsRoutes: `GET {path}` (the docs UI) and `GET {path}/openapi.json` (the document), both hidden
 // from the document itself. The document is built from the live route table on first request and
 // rebuilt when the number of routes changes, so routes registered after docsRoutes() appear.
-import { route, type Layer, type RouteDefinition } from "../core/route.js";
-import { html, Reply } from "../core/reply.js";
+import { html, type Layer, Reply, route, type RouteDefinition } from "../index.js";
 import { DEFAULT_API_TITLE, buildOpenApiDocument } from "./document.js";
 import { DOCS_PAGE_HEADERS, renderDocsPage } from "./docs-page.js";
 import type { DocsOptions } from "./types.js";

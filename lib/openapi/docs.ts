@@ -2,7 +2,7 @@
 // document, and checks the document when the app starts listening (a dangling `$ref` or an
 // unknown security scheme fails `listen()`, not the first visitor). An app that never imports
 // this entry carries no OpenAPI or docs-page code.
-import type { App } from "../core/app.js";
+import type { App } from "../index.js";
 import { appDocumentOptions, DEFAULT_DOCS_PATH, docsRoutes } from "./docs-routes.js";
 import { buildOpenApiDocument } from "./document.js";
 import type { DocsOptions, OpenApiDocument } from "./types.js";

@@ -1,6 +1,6 @@
 // buildOpenApiDocument: the route table -> an OpenAPI 3.1 document (pure; no I/O, no caching).
-import type { RouteDefinition } from "../core/route.js";
-import { DEFAULT_MAX_PARAM_LENGTH, normalizePattern } from "../router/index.js";
+import type { RouteDefinition } from "../index.js";
+import { DEFAULT_MAX_PARAM_LENGTH, normalizePattern } from "../plugin.js";
 import { errorComponents } from "./error-schemas.js";
 import { buildOperation, describedLayers, type OperationContext } from "./operation.js";
 import { assignOperationIds } from "./operation-id.js";

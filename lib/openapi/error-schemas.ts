@@ -1,7 +1,7 @@
 // The uniform error body as shared components, and the responses routes get for the statuses
 // their extractors can answer with (400, 401, 413, 415, 422...).
 import { STATUS_CODES } from "node:http";
-import type { JsonSchema } from "../schema/index.js";
+import type { JsonSchema } from "../index.js";
 import type { OpenApiResponse } from "./types.js";
 
 export const ERROR_BODY = "ErrorBody";

@@ -1,11 +1,8 @@
 // One route -> one OpenAPI Operation: parameters (path, query, header, cookie, and those layers
 // read), request body, responses (declared ones, plus the uniform error body for every status the
 // extractors, the router and the layers around the route can answer with), security.
-import type { Layer, ResponseDoc, ResponseValue, RouteDefinition } from "../core/route.js";
-import type { OpenApiParameterDoc } from "../core/extractor.js";
-import { layerDoc, type LayerDoc } from "../core/layer-doc.js";
-import { isResponseDoc } from "../core/response-contract.js";
-import type { JsonSchema } from "../schema/index.js";
+import { type JsonSchema, type Layer, layerDoc, type LayerDoc, type OpenApiParameterDoc, type ResponseDoc, type ResponseValue, type RouteDefinition } from "../index.js";
+import { isResponseDoc } from "../plugin.js";
 import { errorResponse, statusDescription } from "./error-schemas.js";
 import { inferPathParamSchema, paramOverrideSchema, type PathTemplate } from "./path-params.js";
 import type { SchemaCollector } from "./schema-collector.js";

@@ -3,8 +3,8 @@
 // are dropped (they hold functions), and a 3.0-style `nullable: true` becomes a 3.1 type list.
 // Other `x-` keywords (`x-message`, `x-messages`) are kept: OAS allows extensions in Schema Objects.
 import { isDeepStrictEqual } from "node:util";
-import { refTarget } from "../schema/builder.js";
-import { schemaName, type JsonSchema } from "../schema/index.js";
+import { refTarget, schemaName } from "../plugin.js";
+import type { JsonSchema } from "../index.js";
 
 type SchemaObject = { readonly [k: string]: unknown };
 

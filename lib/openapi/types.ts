@@ -1,6 +1,5 @@
 // Types of the OpenAPI 3.1 document keel generates, and the options that shape it.
-import type { JsonSchema } from "../schema/index.js";
-import type { Layer } from "../core/route.js";
+import type { JsonSchema, Layer } from "../index.js";
 
 export interface OpenApiServer {
   url: string;

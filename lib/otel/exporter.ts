@@ -9,7 +9,7 @@
 // off. POSTs are made by a worker thread (worker-transport.ts). Unsampled spans (trace flag bit 0
 // clear) are never exported. A record is kept as it was handed over until it is written into a
 // batch (in runs, see `unwritten`): it must not be changed afterwards.
-import type { Logger } from "../util/logger.js";
+import type { Logger } from "../index.js";
 import { isSampledFlags, type SpanAttributeValue, type SpanRecord, type SpanSink } from "../service/index.js";
 import { validateHeaderName, validateHeaderValue } from "node:http";
 import { InlineTransport, type OtlpTransport, type PostTransport } from "./post-transport.js";

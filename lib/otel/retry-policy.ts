@@ -1,6 +1,6 @@
 // When an OTLP export is tried again (the OTLP/HTTP spec's "retryable" answers) and how long to
 // wait: Retry-After when the collector sends one, else the shared full-jitter backoff.
-import { fullJitterDelay, type BackoffPolicy } from "../util/backoff.js";
+import { fullJitterDelay, type BackoffPolicy } from "../shared/backoff.js";
 
 /** 429 Too Many Requests, 502, 503, 504: the collector may accept the same batch later. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);

@@ -3,7 +3,7 @@
 // sampled for this trace) and the caller's `tracestate` is passed on. The span records the
 // semantic-convention attributes of an HTTP client call; a 4xx/5xx answer or a throw marks it
 // failed. Without a tracing layer it is plain fetch().
-import type { Context } from "../core/context.js";
+import type { Context } from "../index.js";
 import { formatTraceParent, getRequestSpan, span, type ActiveSpan } from "../service/index.js";
 import { forwardableTraceState, TRACESTATE_HEADER } from "./trace-state.js";
 

@@ -3,11 +3,7 @@
 // are keel's uniform body (RustAPI's replay admin answers a flat `{"error","message"}`).
 // There is deliberately no "replay this record to a URL" route: a server that sends requests to
 // a URL its caller names is a request-forgery tool; replays run from the CLI instead.
-import { ApiError } from "../core/errors.js";
-import { noContent } from "../core/reply.js";
-import { route, type Layer, type RouteDefinition } from "../core/route.js";
-import { path, query } from "../extract/params.js";
-import { t } from "../schema/index.js";
+import { ApiError, type Layer, noContent, path, query, route, type RouteDefinition, t } from "../index.js";
 import type { ReplayRecord } from "./record.js";
 import { MAX_LIST_LIMIT, type ReplayStore } from "./store.js";
 

@@ -1,7 +1,7 @@
 // `app.register(replay({...}))`: the recording layer (a global layer, at the position of the
 // registration: register it after production()/request-id so records carry the request id, and
 // inside compression so bodies are recorded as the handler made them) plus the admin routes.
-import type { App } from "../core/app.js";
+import type { App } from "../index.js";
 import { adminAccessLayers, type AdminAccessOptions } from "../shared/admin-access.js";
 import { adminRoutes, DEFAULT_ADMIN_PATH, normalizeAdminPath } from "./admin-routes.js";
 import { MemoryReplayStore } from "./memory-store.js";

@@ -14,11 +14,8 @@
 import { Buffer } from "node:buffer";
 import { performance } from "node:perf_hooks";
 import { randomUUID } from "node:crypto";
-import { declaredLength } from "../core/body.js";
-import type { Context, MatchedRoute } from "../core/context.js";
-import { isStreamBody, type Reply } from "../core/reply.js";
-import { RouteDefinition, type Layer, type Next } from "../core/route.js";
-import { LOG_LEVELS } from "../util/logger.js";
+import { declaredLength, isStreamBody, LOG_LEVELS } from "../plugin.js";
+import { type Context, type Layer, type MatchedRoute, type Next, type Reply, RouteDefinition } from "../index.js";
 import { captureBody, EMPTY_BODY, omittedBody, textualKind } from "./body-capture.js";
 import type { RecordedBody, ReplayRecord } from "./record.js";
 import { recordHeaders } from "./redaction.js";

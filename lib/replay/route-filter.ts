@@ -1,6 +1,6 @@
 // Which routes are recorded: all of them, a list of patterns, or a predicate. Decided once per
 // route (cached on the route object), not per request.
-import type { MatchedRoute } from "../core/context.js";
+import type { MatchedRoute } from "../index.js";
 
 /**
  * Route patterns as declared (`/users/{id}` or `/users/:id`), optionally preceded by a method

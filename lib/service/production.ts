@@ -11,9 +11,8 @@
 // production() builds the parts in order (logger, checks, layer, probe routes) and returns them
 // with register(). Ids, spans and the access line share one layer: the baseline costs one layer.
 import type { Writable } from "node:stream";
-import type { App } from "../core/app.js";
-import { isJsonLogger, type Logger, type LogLevelName } from "../util/logger.js";
-import type { Layer, RouteDefinition } from "../core/route.js";
+import type { App, Layer, Logger, LogLevelName, RouteDefinition } from "../index.js";
+import { isJsonLogger } from "../plugin.js";
 import { requestId, type RequestIdOptions } from "../shared/request-id.js";
 import { accessLog, type TraceSampler } from "./observability/access-log.js";
 import { createBufferedLogger } from "./observability/json-logger.js";

@@ -3,11 +3,8 @@
 // `Authorization: Bearer <token>`) or the app's own layers (an auth layer plus a guard). With
 // neither, the feature registers no admin route at all: there is nothing to find or to guess.
 // Admin routes are never listed in the public OpenAPI document.
-import type { Context } from "../core/context.js";
-import { ApiError } from "../core/errors.js";
-import type { Reply } from "../core/reply.js";
-import type { Layer, Next } from "../core/route.js";
-import { timingSafeEqualString } from "../util/timing.js";
+import { ApiError, type Context, type Layer, type Next, type Reply } from "../index.js";
+import { timingSafeEqualString } from "./timing.js";
 
 export interface AdminAccessOptions {
   /** A shared secret (at least 16 characters) the caller sends as `Authorization: Bearer <token>`. */

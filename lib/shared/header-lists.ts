@@ -1,7 +1,7 @@
 // Small parsers for comma-separated header lists (Cache-Control, Vary, If-None-Match,
 // Accept-Encoding), shared by the cache and compression layers. They scan with indexOf: no
 // regular expressions on client input, and a cap on the number of items looked at.
-import type { HeaderValue, Reply } from "../core/reply.js";
+import type { HeaderValue, Reply } from "../index.js";
 
 export const MAX_LIST_ITEMS = 64;
 

@@ -1,8 +1,7 @@
 // Who made the request, as established by an authentication layer (jwt(), apiKey() or your own).
 // Layers store it in `ctx.locals`; `authUser()` and the guards read it from there, so guards
 // work with any authentication layer that calls `setAuthPrincipal`.
-import type { Context } from "../core/context.js";
-import { ApiError } from "../core/errors.js";
+import { ApiError, type Context } from "../index.js";
 
 /** The `ctx.locals` key holding the request's AuthPrincipal (or null: no credentials given). */
 export const AUTH_PRINCIPAL_KEY = "keel.auth";

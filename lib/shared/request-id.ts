@@ -3,9 +3,7 @@
 // services; otherwise (or when incoming ids are not trusted) a fresh UUID v4 is generated.
 // The id is stored on `ctx.requestId`, where `requestContext()`, error logs and spans read it.
 import { randomUUID } from "node:crypto";
-import type { Context } from "../core/context.js";
-import type { Reply } from "../core/reply.js";
-import type { Layer, Next } from "../core/route.js";
+import type { Context, Layer, Next, Reply } from "../index.js";
 
 export const REQUEST_ID_HEADER = "x-request-id";
 export const REQUEST_ID_MAX_LENGTH = 128;

@@ -7,10 +7,8 @@
 // A route declared with `config: { negotiated: true }` makes every successful JSON reply of the
 // route negotiable (a handler can simply return its value), answers 406 before the handler runs,
 // and is what the OpenAPI generator reads to list both media types (`isNegotiatedRoute`).
-import type { Context, MatchedRoute } from "../core/context.js";
-import { ApiError } from "../core/errors.js";
-import { JSON_TYPE, Reply, type HeaderValue } from "../core/reply.js";
-import type { Layer, RouteMeta } from "../core/route.js";
+import { ApiError, type Context, type HeaderValue, type Layer, type MatchedRoute, Reply, type RouteMeta } from "../index.js";
+import { JSON_TYPE } from "../plugin.js";
 import { JSON_MEDIA_TYPE, negotiateFormat, TOON_MEDIA_TYPE, type FormatChoice } from "./negotiate.js";
 import { isNegotiatedRoute, NEGOTIATED_MEDIA_TYPES } from "../shared/negotiated-route.js";
 import { estimateTokens } from "./tokens.js";

@@ -3,12 +3,8 @@
 // Decoding is bounded (nesting limited to the app's jsonDepth, size by the body limit) and, like
 // JSON bodies, a `__proto__` key or a `constructor.prototype` pair is refused with 400.
 import { isUtf8 } from "node:buffer";
-import type { Context } from "../core/context.js";
-import { ApiError } from "../core/errors.js";
-import type { BodyOptions } from "../extract/body.js";
-import { Extractor, MissingValueError } from "../core/extractor.js";
-import { runValidation } from "../extract/validate.js";
-import { compileSchema, type JsonSchema, type Static } from "../schema/index.js";
+import { ApiError, type BodyOptions, type Context, Extractor, type JsonSchema, type Static } from "../index.js";
+import { compileSchema, MissingValueError, runValidation } from "../plugin.js";
 import { TOON_MEDIA_TYPE, TOON_MEDIA_TYPES, TOON_TEXT_MEDIA_TYPE } from "./negotiate.js";
 import { decodeToon, ToonError } from "./codec/index.js";
 

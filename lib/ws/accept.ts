@@ -2,8 +2,8 @@
 // (after the caller decided the request may upgrade) and hand back the connection.
 import { STATUS_CODES, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import { ApiError, errorBodyJson, newErrorId } from "../core/errors.js";
-import { isHttpToken, isSafeHeaderValue } from "../util/http-syntax.js";
+import { ApiError } from "../index.js";
+import { errorBodyJson, isHttpToken, isSafeHeaderValue, newErrorId } from "../plugin.js";
 import { negotiate, type UpgradeRefusal } from "./handshake.js";
 import { DEFAULT_CLOSE_TIMEOUT_MS, DEFAULT_HIGH_WATER_MARK, DEFAULT_MAX_PAYLOAD, type WebSocketOptions } from "./options.js";
 import { WebSocket } from "./websocket.js";

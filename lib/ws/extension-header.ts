@@ -2,7 +2,7 @@
 //   extension-list = 1#( token *( ";" token [ "=" ( token / quoted-string ) ] ) )
 // Whitespace around separators is allowed; a quoted value must unescape to a token.
 // Returns null for a header that does not follow the grammar.
-import { isHttpToken } from "../util/http-syntax.js";
+import { isHttpToken } from "../plugin.js";
 
 export interface ExtensionOffer {
   name: string;

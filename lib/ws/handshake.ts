@@ -4,7 +4,7 @@
 // remembered per request.
 import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { isHttpToken } from "../util/http-syntax.js";
+import { isHttpToken } from "../plugin.js";
 import { WEBSOCKET_GUID } from "./constants.js";
 import { checkDeflateOptions, negotiateDeflate, type DeflateParams, type PerMessageDeflateOptions } from "./deflate-negotiation.js";
 import { parseExtensionHeader } from "./extension-header.js";

@@ -4,9 +4,8 @@
 // headers the layers set: request id, rate-limit headers...) and an open WebSocket, tracked in a
 // registry that the app's drain closes with 1001. Route options (`route.ws(path, { websocket:
 // { protocols, origins, maxPayload, ... } }, ...)`) override the plugin's defaults.
-import type { App } from "../core/app.js";
-import type { ReplyHeaders } from "../core/reply.js";
-import type { WebSocketAcceptor } from "../core/upgrade.js";
+import type { App, ReplyHeaders } from "../index.js";
+import type { WebSocketAcceptor } from "../plugin.js";
 import { acceptWebSocket } from "./accept.js";
 import { checkUpgradeRequest } from "./handshake.js";
 import type { WebSocketOptions } from "./options.js";

@@ -4,9 +4,11 @@
 //   2. only node: builtins and relative imports (no runtime dependencies);
 //   3. lib/util imports only itself; lib/router and lib/schema only themselves and util;
 //   4. lib/core imports only core, router, schema, util; lib/extract adds itself to those;
-//   5. lib/shared and lib/index.ts import only the kernel (shared also itself);
+//   5. lib/index.ts (keel) and lib/plugin.ts (keel/plugin) import only the kernel; lib/shared
+//      imports those two entries and itself;
 //   6. a feature (any other top-level folder; each subfolder of auth/, middleware/ and web/) imports
-//      the kernel, util, shared, its own files, and other features only through their index.ts;
+//      the kernel only through lib/index.ts and lib/plugin.ts, plus shared, its own files, and other
+//      features only through their index.ts;
 //   7. lib/sample imports entry points only, and nothing imports lib/sample;
 //   8. specs use the public entry points (and the sample's index); the few that need internals
 //      live under spec/internals/.
@@ -45,17 +47,35 @@ function tree(files: Record<string, string>): Report {
 
 const BASE = {
   "index.ts": 'export { App } from "./core/app.js";\n',
+  "plugin.ts": 'export { isPromise } from "./util/is-promise.js";\n',
   "core/app.ts": 'import { isPromise } from "../util/is-promise.js";\nexport class App {}\nvoid isPromise;\n',
   "util/is-promise.ts": "export const isPromise = (v: unknown) => v instanceof Promise;\n",
   "toon/index.ts": 'export { encode } from "./encode.js";\n',
-  "toon/encode.ts": 'import type { App } from "../core/app.js";\nexport const encode = (a: App) => a;\n',
+  "toon/encode.ts": 'import type { App } from "../index.js";\nimport { isPromise } from "../plugin.js";\nexport const encode = (a: App) => isPromise(a);\n',
 };
 
 describe("import rules: the checker", () => {
   it("accepts a tree that keeps the rules", () => {
     const r = tree(BASE);
     assert.equal(format(r), "");
-    assert.equal(r.files, 5);
+    assert.equal(r.files, 6);
+  });
+
+  it("reports a feature or lib/shared reaching a kernel file instead of keel or keel/plugin", () => {
+    const r = tree({
+      ...BASE,
+      "toon/direct.ts": 'import type { App } from "../core/app.js";\nexport type D = App;\n',
+      "shared/helper.ts": 'import { isPromise } from "../util/is-promise.js";\nexport const h = isPromise;\n',
+      "plugin.ts": 'export { isPromise } from "./util/is-promise.js";\nexport { encode } from "./toon/encode.js";\n',
+    });
+    assert.deepEqual(
+      r.violations.map((v) => `${v.from} -> ${v.to}: ${v.rule}`),
+      [
+        "plugin.ts -> toon/encode.ts: the kernel entry (lib/plugin.ts) imports only the kernel",
+        "shared/helper.ts -> util/is-promise.ts: lib/shared reaches the kernel only through lib/index.ts and lib/plugin.ts",
+        "toon/direct.ts -> core/app.ts: a feature reaches the kernel only through lib/index.ts (keel) and lib/plugin.ts (keel/plugin)",
+      ],
+    );
   });
 
   it("reports a cycle, and a cycle made only of type imports", () => {
@@ -134,6 +154,7 @@ describe("import rules: spec/", () => {
     const root = fileURLToPath(new URL("../..", import.meta.url));
     const entries = new Set(readdirSync(join(root, "lib")).filter((d) => statSync(join(root, "lib", d)).isDirectory()).map((d) => `lib/${d}/index.ts`));
     entries.add("lib/index.ts");
+    entries.add("lib/plugin.ts");
     const kernelInternals = ["core", "router", "extract", "util", "shared"].map((d) => `lib/${d}/index.ts`);
     for (const k of kernelInternals) entries.delete(k);
     const offenders: string[] = [];

@@ -70,7 +70,7 @@ describe("build-time features", () => {
         return true;
       });
     }
-    assert.throws(() => features.resolveFeatures(["cors", "nope", "bad"]), /unknown features nope, bad \(valid: kernel, schema, /);
+    assert.throws(() => features.resolveFeatures(["cors", "nope", "bad"]), /unknown features nope, bad \(valid: kernel, plugin, schema, /);
   });
 
   it("covers every feature folder under lib/ (each middleware layer and auth part is its own)", () => {
@@ -139,7 +139,7 @@ describe("build-time features", () => {
       const out = join(scratch, "dist");
       const r = await run([buildScript, "--features", "openapi,nope", "--outdir", out], root);
       assert.equal(r.status, 1, explain(r));
-      assert.match(r.stderr, /^build failed: unknown feature nope \(valid: kernel, schema, openapi, .*, auth, middleware, web, all\)$/m);
+      assert.match(r.stderr, /^build failed: unknown feature nope \(valid: kernel, plugin, schema, openapi, .*, auth, middleware, web, all\)$/m);
       assert.ok(!existsSync(out), "nothing written");
       const empty = await run([buildScript, "--features"], root);
       assert.equal(empty.status, 1, explain(empty));

@@ -82,7 +82,7 @@ type Equal<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ?
 const NewItem = t.object({ name: t.string({ length: { min: 1 } }), qty: t.u64() });
 const itemShape: Equal<Static<typeof NewItem>, { name: string; qty: number }> = true;
 // @ts-expect-error internal helpers are not part of the public surface
-void keel.isProductionEnv;
+void keel.composeLayers;
 ${absent}
 ${present}
 

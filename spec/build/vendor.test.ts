@@ -53,7 +53,7 @@ function explain(r: RunResult): string {
 const CONSUMER_TS = `import { App, ApiError, json, path, route, silentLogger, t, type InjectResponse, type Static } from "./vendor/keel.js";
 import * as keel from "./vendor/keel.js";
 // @ts-expect-error internal helpers are not part of the public surface
-const internal: unknown = keel.isProductionEnv;
+const internal: unknown = keel.composeLayers;
 
 type Equal<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? true : false;
 

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { it } from "node:test";
-import { DirectoryLockError, lockDirectory } from "../../lib/util/dir-lock.js";
+import { DirectoryLockError, lockDirectory } from "../../lib/shared/dir-lock.js";
 
 it("locks, refuses a second holder, takes over a dead owner's lock, and releases", async () => {
   const dir = mkdtempSync(join(tmpdir(), "keel-dir-lock-"));

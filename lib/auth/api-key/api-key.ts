@@ -5,14 +5,10 @@
 // every digest with timingSafeEqual, without stopping at the first match, so neither the key's
 // content nor which entry matched shows in the timing. Missing or wrong key: 401.
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { Context } from "../../core/context.js";
-import { ApiError } from "../../core/errors.js";
-import type { Reply } from "../../core/reply.js";
-import type { Layer, Next } from "../../core/route.js";
-import { isHttpToken, isQuotableText } from "../../util/http-syntax.js";
+import { ApiError, type Context, describeLayer, type Layer, type LayerDoc, type Next, type Reply } from "../../index.js";
+import { isHttpToken, isQuotableText } from "../../plugin.js";
 import type { JwtPayload } from "../../jose/index.js";
 import { AUTH_PRINCIPAL_KEY, isPublicRoute, setAnonymousPrincipal, type AuthPrincipal } from "../../shared/principal.js";
-import { describeLayer, type LayerDoc } from "../../core/layer-doc.js";
 
 /** One accepted key: the key itself or its SHA-256 (hex), plus the claims its callers get. */
 export type ApiKeyEntry =

@@ -8,9 +8,7 @@
 //   permissions: claim `permissions` (array, or space-separated string) and claim `scope`
 //                (space-separated string, RFC 8693 / OAuth2; an array is accepted too)
 // A claim is named by a string or, for nested claims, by a path: ["realm_access", "roles"].
-import type { Context } from "../../core/context.js";
-import { ApiError } from "../../core/errors.js";
-import { Extractor } from "../../core/extractor.js";
+import { ApiError, type Context, Extractor } from "../../index.js";
 import type { JwtPayload } from "../../jose/index.js";
 import { defaultBearerSchemes } from "../../shared/security-schemes.js";
 import { requirePrincipal, type AuthPrincipal } from "../../shared/principal.js";

@@ -12,19 +12,14 @@
 // - Apply it globally (`app.layer(jwt(...))`), per route (`meta.layers`) or per group
 //   (`group({ layers: [jwt(...)] }, routes)`); never by path prefix. Routes behind a global
 //   layer opt out with `config: { auth: false }`.
-import type { Context } from "../../core/context.js";
-import { ApiError } from "../../core/errors.js";
-import type { Layer, Next } from "../../core/route.js";
-import type { Reply } from "../../core/reply.js";
-import { Extractor } from "../../core/extractor.js";
+import { ApiError, type Context, describeLayer, Extractor, type Layer, type LayerDoc, type Next, type Reply } from "../../index.js";
 import { BEARER_ABSENT, BEARER_MALFORMED, parseBearer } from "./bearer.js";
-import { isQuotableText } from "../../util/http-syntax.js";
+import { isQuotableText } from "../../plugin.js";
 import { DEFAULT_MAX_TOKEN_LENGTH } from "../../jose/index.js";
 import type { JwtPayload } from "../../jose/index.js";
 import { JwtError } from "../../jose/index.js";
 import { createJwtVerifier, type JwtVerifier, type JwtVerifierOptions } from "../../jose/index.js";
 import { AUTH_PRINCIPAL_KEY, isPublicRoute, requirePrincipal, setAnonymousPrincipal, type AuthPrincipal } from "../../shared/principal.js";
-import { describeLayer, type LayerDoc } from "../../core/layer-doc.js";
 import { BEARER_SCHEMES, BEARER_SECURITY_SCHEME, defaultBearerSchemes } from "../../shared/security-schemes.js";
 
 export interface JwtLayerSettings {

@@ -3,7 +3,7 @@
 // (It is signed, not encrypted: the verifier only matters together with a code the IdP sends
 // to our redirect URI, and the cookie is HttpOnly.)  Format: base64url(JSON) "." base64url(MAC).
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { isBase64urlText } from "../../util/http-syntax.js";
+import { isBase64urlText } from "../../plugin.js";
 
 export interface OAuth2Flow {
   /** state parameter */

@@ -1,8 +1,8 @@
 // The authorization-code exchange at the token endpoint (RFC 6749 §4.1.3, RFC 7636 §4.5) with
 // global fetch: bounded time and response size, no redirects followed (the request carries
 // the code, the verifier and possibly the client secret), JSON answer checked.
-import { ApiError } from "../../core/errors.js";
-import { readLimitedText } from "../../util/read-limited.js";
+import { ApiError } from "../../index.js";
+import { readLimitedText } from "../../shared/read-limited.js";
 
 export interface OAuth2TokenResponse {
   readonly access_token: string;

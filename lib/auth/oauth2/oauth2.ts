@@ -13,17 +13,15 @@
 // `result.clearCookie` on its reply (one pending login per browser: a second login started in
 // another tab replaces the first).
 import type { TLSSocket } from "node:tls";
-import type { Context } from "../../core/context.js";
-import { ApiError } from "../../core/errors.js";
-import { Reply } from "../../core/reply.js";
+import { ApiError, type Context, Reply } from "../../index.js";
 import type { JwtPayload } from "../../jose/index.js";
 import { createJwtVerifier, type JwtVerifier, type JwtVerifierOptions } from "../../jose/index.js";
 import { JwtError } from "../../jose/index.js";
 import { openFlow, sealFlow, type OAuth2Flow } from "./oauth2-flow-cookie.js";
 import { createPkcePair, randomUrlToken } from "./oauth2-pkce.js";
 import { exchangeCode, type OAuth2TokenResponse, type TokenEndpointAuth } from "./oauth2-token.js";
-import { compileCookie, type CompiledCookie } from "../../util/set-cookie.js";
-import { timingSafeEqualString } from "../../util/timing.js";
+import { compileCookie, type CompiledCookie } from "../../plugin.js";
+import { timingSafeEqualString } from "../../shared/timing.js";
 
 export interface OAuth2IdTokenOptions extends JwtVerifierOptions {
   /** The IdP's issuer identifier (exact `iss`). Required. */

@@ -3,7 +3,8 @@
 // keel's statuses); anything else is INTERNAL. Server errors get an error_id (sent in the
 // `error-id` trailer and logged with the detail) and, in production, the masked message, as
 // keel's HTTP 5xx answers do.
-import { ApiError, MASKED_MESSAGE, newErrorId, toApiError } from "../../core/errors.js";
+import { ApiError } from "../../index.js";
+import { MASKED_MESSAGE, newErrorId, toApiError } from "../../plugin.js";
 import { GrpcError } from "./grpc-error.js";
 import type { OutgoingMetadata } from "./metadata.js";
 import { GrpcStatus, type GrpcStatusCode } from "./status.js";

@@ -1,6 +1,5 @@
 // Settings of a gRPC server and of its listen() call.
-import type { TlsOptions } from "../../core/tls-options.js";
-import type { Logger } from "../../util/logger.js";
+import type { Logger, TlsOptions } from "../../index.js";
 
 export const DEFAULT_MAX_RECEIVE_MESSAGE_LENGTH = 4 * 1024 * 1024;
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;

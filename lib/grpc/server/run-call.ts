@@ -3,7 +3,7 @@
 // responses, and mapping whatever ends the call to a status. The first status wins; anything the
 // handler does after that (a late return, a write) is dropped.
 import type { IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
-import type { Logger } from "../../util/logger.js";
+import type { Logger } from "../../index.js";
 import { decode, encode, type DecodedMessage, type MethodDescriptor } from "../proto/index.js";
 import { GrpcCall } from "./call.js";
 import { decompressMessage } from "./decompress.js";

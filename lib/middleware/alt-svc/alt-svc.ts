@@ -3,10 +3,7 @@
 // and HTTP/2 only, and nothing is advertised unless this layer is configured. The value is checked
 // once at construction: `clear`, or a comma-separated list of `protocol="[host]:port"` entries
 // with optional `ma=<seconds>` and `persist=1` parameters.
-import type { Context } from "../../core/context.js";
-import type { Reply } from "../../core/reply.js";
-import type { Layer, Next } from "../../core/route.js";
-import { describeLayer } from "../../core/layer-doc.js";
+import { type Context, describeLayer, type Layer, type Next, type Reply } from "../../index.js";
 
 export interface AltService {
   /** ALPN protocol id, e.g. "h3". */

@@ -24,10 +24,7 @@
 // A hit keeps the reply's class and `value`, so a negotiation() layer outside the cache still
 // answers TOON from a cached JSON entry.
 import { createHash } from "node:crypto";
-import type { Context } from "../../core/context.js";
-import { Reply, type HeaderValue, type ReplyBody } from "../../core/reply.js";
-import type { Layer, Next } from "../../core/route.js";
-import { describeLayer, type LayerDoc } from "../../core/layer-doc.js";
+import { type Context, describeLayer, type HeaderValue, type Layer, type LayerDoc, type Next, Reply, type ReplyBody } from "../../index.js";
 import { headerText, parseCacheControl, splitList } from "../../shared/header-lists.js";
 import { isTaggedStore, MemoryStore, type MaybePromise, type Store, type StoreSetOptions } from "../../stores/index.js";
 

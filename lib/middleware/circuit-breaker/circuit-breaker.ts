@@ -13,13 +13,9 @@
 //   `await db.run((signal) => query(sql, { signal }))` throws 503 while the dependency is open,
 //   and 504 `timeout` (aborting `signal`) when a call outlives `callTimeoutMs`.
 // Both expose `state(key?)` and `snapshot(key?)`, and call `onStateChange` on transitions.
-import type { Context } from "../../core/context.js";
-import { ApiError } from "../../core/errors.js";
-import type { Reply } from "../../core/reply.js";
-import type { Layer, Next } from "../../core/route.js";
-import { isPromise } from "../../util/is-promise.js";
+import { ApiError, type Context, describeLayer, type Layer, type LayerDoc, type Next, type Reply } from "../../index.js";
+import { isPromise } from "../../plugin.js";
 import { MemoryStore, type MaybePromise, type Store } from "../../stores/index.js";
-import { describeLayer, type LayerDoc } from "../../core/layer-doc.js";
 
 export type BreakerState = "closed" | "open" | "half-open";
 

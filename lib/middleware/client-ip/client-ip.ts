@@ -10,7 +10,7 @@
 // compressed lowercase, ports and brackets stripped), so one client cannot appear under many
 // spellings. A header entry that is not an IP address is ignored in favour of the socket peer.
 import { BlockList, isIPv4, isIPv6 } from "node:net";
-import type { Context } from "../../core/context.js";
+import type { Context } from "../../index.js";
 
 export interface TrustProxyOptions {
   /** Proxies in front of the app that append to the header (1 for one load balancer). */

@@ -19,9 +19,7 @@
 import { Readable, pipeline, type Transform } from "node:stream";
 import { promisify } from "node:util";
 import * as zlib from "node:zlib";
-import type { Context } from "../../core/context.js";
-import type { Reply } from "../../core/reply.js";
-import type { Layer, Next } from "../../core/route.js";
+import type { Context, Layer, Next, Reply } from "../../index.js";
 import { appendVary, headerText, parseCacheControl, splitList } from "../../shared/header-lists.js";
 
 export type CompressionEncoding = "br" | "gzip" | "deflate";

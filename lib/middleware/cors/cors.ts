@@ -22,11 +22,8 @@
 // - Requested headers are reflected only when `allowHeaders` is not configured, after splitting
 //   the list on commas and checking each name is a token (no regex: Hono CVE-2026-69207); an
 //   unusable list refuses the preflight.
-import type { Context } from "../../core/context.js";
-import type { Reply } from "../../core/reply.js";
-import { Reply as ReplyClass } from "../../core/reply.js";
-import type { Layer, Next } from "../../core/route.js";
-import { isHttpToken, isSafeHeaderValue } from "../../util/http-syntax.js";
+import { type Context, type Layer, type Next, type Reply, Reply as ReplyClass } from "../../index.js";
+import { isHttpToken, isSafeHeaderValue } from "../../plugin.js";
 
 export type CorsOriginPredicate = (origin: string, ctx: Context) => boolean;
 

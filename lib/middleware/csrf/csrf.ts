@@ -25,17 +25,10 @@
 //   Unrouted requests (404/405) are not checked: nothing runs for them.
 import { createHmac, randomBytes } from "node:crypto";
 import type { TLSSocket } from "node:tls";
-import { compileCookie, type CompiledCookie, type SameSite } from "../../util/set-cookie.js";
-import { isBase64urlText, isHttpToken } from "../../util/http-syntax.js";
-import { timingSafeEqualString } from "../../util/timing.js";
-import type { Context } from "../../core/context.js";
-import { ApiError } from "../../core/errors.js";
+import { compileCookie, type CompiledCookie, isBase64urlText, isHttpToken, parseQueryString, type SameSite } from "../../plugin.js";
+import { timingSafeEqualString } from "../../shared/timing.js";
+import { ApiError, type Context, describeLayer, Extractor, type Layer, type LayerDoc, type Next, type Reply } from "../../index.js";
 import { getAuthPrincipal } from "../../shared/principal.js";
-import { parseQueryString } from "../../core/query.js";
-import type { Reply } from "../../core/reply.js";
-import type { Layer, Next } from "../../core/route.js";
-import { Extractor } from "../../core/extractor.js";
-import { describeLayer, type LayerDoc } from "../../core/layer-doc.js";
 
 export interface CsrfOptions {
   /** Token cookie name (default `csrf_token`). */

@@ -35,15 +35,11 @@
 // The caps then apply to what each process stored.
 import { createHash } from "node:crypto";
 import { getAuthPrincipal } from "../../shared/principal.js";
-import type { Context } from "../../core/context.js";
-import { ApiError } from "../../core/errors.js";
-import { Reply, type HeaderValue } from "../../core/reply.js";
-import type { Layer, Next } from "../../core/route.js";
-import { isPromise } from "../../util/is-promise.js";
+import { ApiError, type Context, describeLayer, type HeaderValue, type Layer, type LayerDoc, type Next, Reply } from "../../index.js";
+import { isPromise } from "../../plugin.js";
 import { clientAddressResolver, ipv6Network, type TrustProxyOptions } from "../client-ip/index.js";
 import { MemoryStore, type Store } from "../../stores/index.js";
 import { IdempotencyLedger, STUB_BYTES, type Bucket } from "./ledger.js";
-import { describeLayer, type LayerDoc } from "../../core/layer-doc.js";
 
 export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
 export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed";

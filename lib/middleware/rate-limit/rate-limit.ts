@@ -24,14 +24,10 @@
 // size `maxKeys` above the number of clients active within one refill period.
 import { createHash } from "node:crypto";
 import { getAuthPrincipal } from "../../shared/principal.js";
-import type { Context } from "../../core/context.js";
-import { ApiError } from "../../core/errors.js";
-import type { Reply } from "../../core/reply.js";
-import type { Layer, Next } from "../../core/route.js";
+import { ApiError, type Context, describeLayer, type Layer, type LayerDoc, type Next, type Reply } from "../../index.js";
 import { clientAddressResolver, ipv6Network, type TrustProxyOptions } from "../client-ip/index.js";
-import { isPromise } from "../../util/is-promise.js";
+import { isPromise } from "../../plugin.js";
 import { isTokenBucketStore, MemoryStore, type Store, type StoreSetOptions, type TokenBucketState } from "../../stores/index.js";
-import { describeLayer, type LayerDoc } from "../../core/layer-doc.js";
 
 export type { TokenBucketState };
 

@@ -10,10 +10,9 @@
 // (the first one included), when the next delay would cross `budgetMs` since the first run, or
 // when the request is aborted (client gone, timeout). The last answer is returned as it is.
 // The request body can be read again on a retry: `ctx.body()` caches it.
-import type { Context } from "../../core/context.js";
-import { isStreamBody, type Reply } from "../../core/reply.js";
-import type { Layer, Next } from "../../core/route.js";
-import { fullJitterDelay, type BackoffPolicy } from "../../util/backoff.js";
+import type { Context, Layer, Next, Reply } from "../../index.js";
+import { isStreamBody } from "../../plugin.js";
+import { fullJitterDelay, type BackoffPolicy } from "../../shared/backoff.js";
 
 export interface RetryOptions {
   /** Runs in total, the first included (default 3). */

@@ -13,10 +13,8 @@
 //       proxy, where the app itself sees plain HTTP).
 // Everything is validated and laid out in two parallel arrays at construction; a request costs
 // one loop of property checks.
-import { isHttpToken, isSafeHeaderValue } from "../../util/http-syntax.js";
-import type { Context } from "../../core/context.js";
-import type { Reply } from "../../core/reply.js";
-import type { Layer, Next } from "../../core/route.js";
+import { isHttpToken, isSafeHeaderValue } from "../../plugin.js";
+import type { Context, Layer, Next, Reply } from "../../index.js";
 
 export interface HstsOptions {
   /** max-age in seconds (default 15552000, 180 days). */

@@ -7,11 +7,7 @@
 // Per route: `config: { timeoutMs: 200 }` overrides the layer's duration (or add a second
 // timeout() to the route's own layers).
 import { Readable } from "node:stream";
-import type { Context } from "../../core/context.js";
-import { ApiError } from "../../core/errors.js";
-import type { Reply } from "../../core/reply.js";
-import type { Layer, Next } from "../../core/route.js";
-import { describeLayer } from "../../core/layer-doc.js";
+import { ApiError, type Context, describeLayer, type Layer, type Next, type Reply } from "../../index.js";
 
 export interface TimeoutOptions {
   /** Duration in ms. */

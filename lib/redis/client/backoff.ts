@@ -2,7 +2,7 @@
 // to maxMs) with "equal jitter" (half fixed, half random): never near zero, so a server that keeps
 // dropping connections is not hammered, and processes that lost the same server do not come back
 // in lockstep.
-import { backoffCeiling } from "../../util/backoff.js";
+import { backoffCeiling } from "../../shared/backoff.js";
 
 export interface Backoff {
   baseMs: number;

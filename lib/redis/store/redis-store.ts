@@ -18,7 +18,7 @@
 // for tests that drive time), each value also carries its expiry instant on that clock, which
 // reads and scripts check; PX still bounds the key's real life. Every process sharing a prefix
 // must use the same mode. Values go through `codec` (default: JSON with bytes, codec.ts).
-import { ApiError } from "../../core/errors.js";
+import { ApiError } from "../../index.js";
 import type { Store, StoreSetOptions, StoreUpdater, TaggedStore, TokenBucketState, TokenBucketStore } from "../../stores/index.js";
 import { RedisError, type RedisArg, type RedisClient, type RedisReply, type RedisScript } from "../client/index.js";
 import { jsonBytesCodec, type StoreCodec } from "./codec.js";

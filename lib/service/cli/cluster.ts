@@ -5,7 +5,8 @@
 // sends SIGTERM to every worker, which drains like a single process; the primary exits once all
 // are gone (0 when every worker exited cleanly), SIGKILLing stragglers after `killTimeoutMs`.
 import cluster, { type Worker } from "node:cluster";
-import { LOG_LEVELS, type Logger } from "../../util/logger.js";
+import type { Logger } from "../../index.js";
+import { LOG_LEVELS } from "../../plugin.js";
 
 export interface ClusterOptions {
   /** Number of workers (at least 1). */

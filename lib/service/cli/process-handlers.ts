@@ -6,7 +6,8 @@
 //   supervisor, the cluster primary or the orchestrator restarts it);
 // - on exit, whatever is still buffered in the log is flushed.
 // Errors thrown by handlers never get here: the request pipeline turns them into error replies.
-import { LOG_LEVELS, type Logger } from "../../util/logger.js";
+import type { Logger } from "../../index.js";
+import { LOG_LEVELS } from "../../plugin.js";
 import { isJsonLogger } from "../observability/json-logger.js";
 
 export interface ProcessHandlerOptions {

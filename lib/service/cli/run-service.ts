@@ -8,8 +8,8 @@
 //     return app.routes(...);
 //   }});
 import cluster from "node:cluster";
-import type { App } from "../../core/app.js";
-import { LOG_LEVELS } from "../../util/logger.js";
+import type { App } from "../../index.js";
+import { LOG_LEVELS } from "../../plugin.js";
 import { createBufferedLogger } from "../observability/json-logger.js";
 import { production, type Production, type ProductionOptions } from "../production.js";
 import { runClusterPrimary } from "./cluster.js";

@@ -3,8 +3,8 @@
 // own settings (`settings`, same shape as the built-in options) so they are parsed, validated
 // and listed in --help the same way, instead of being read from process.env here and there.
 import { availableParallelism } from "node:os";
-import { KEEL_ENV_VALUES } from "../../util/env.js";
-import { DEFAULT_SERVER_LIMITS } from "../../core/server-limits.js";
+import { KEEL_ENV_VALUES } from "../../plugin.js";
+import { DEFAULT_SERVER_LIMITS } from "../../index.js";
 import { parseLogLevel } from "../observability/json-logger.js";
 import { defaultMaxConnections, openFileLimit } from "./fd-limit.js";
 import { booleanValue, CliUsageError, formatCliHelp, integerIn, oneOf, parseCli, type CliOption, type CliSpec, type CliValues } from "./cli-options.js";

@@ -9,12 +9,8 @@
 // Everything per route is computed once and cached.
 // Per-route override: `meta.config.accessLog` = false (no line) or a level name/number.
 import { performance } from "node:perf_hooks";
-import type { Context, MatchedRoute } from "../../core/context.js";
-import { isJsonLogger, parseLogLevel, type Logger, type LogLevelName } from "../../util/logger.js";
-import { isStreamBody, type Reply } from "../../core/reply.js";
-import type { Layer } from "../../core/route.js";
-import { directLayer, type Chain } from "../../core/chain.js";
-import { isPromise } from "../../util/is-promise.js";
+import type { Context, Layer, Logger, LogLevelName, MatchedRoute, Reply } from "../../index.js";
+import { type Chain, directLayer, isJsonLogger, isPromise, isStreamBody, parseLogLevel } from "../../plugin.js";
 import { compileRequestIdPolicy, type RequestIdOptions } from "../../shared/request-id.js";
 import { newSpanId, newTraceId } from "./random-hex.js";
 import { redactHeaders, secretNameSet } from "./redact.js";

@@ -2,11 +2,12 @@
 // on a buffered, non-blocking LogDestination, with `pid`/`hostname` on every line and
 // secret-named fields redacted at any depth.
 import type { Writable } from "node:stream";
-import { buildJsonLogger, type JsonLogger, type LogLevelName } from "../../util/logger.js";
+import type { LogLevelName } from "../../index.js";
+import { buildJsonLogger, type JsonLogger } from "../../plugin.js";
 import { createLogDestination, type LogDestination } from "./log-destination.js";
 import { SECRET_HEADERS } from "./redact.js";
 
-export { isJsonLogger, parseLogLevel, type JsonLogger } from "../../util/logger.js";
+export { isJsonLogger, parseLogLevel, type JsonLogger } from "../../plugin.js";
 
 export interface BufferedLoggerOptions {
   /** Threshold: a level name, a number, or "silent" (default "info"). */

@@ -1,7 +1,7 @@
 // Secrets never reach the log: header values under these names (in any object, at any depth,
 // case-insensitive) are replaced by "[Redacted]" wherever headers are logged. The logger's
 // replacer (lib/util/logger.ts) does the redacting inside log lines; this file names the secrets.
-import { REDACTED } from "../../util/logger.js";
+import { REDACTED } from "../../plugin.js";
 
 export { REDACTED };
 

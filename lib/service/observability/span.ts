@@ -4,10 +4,8 @@
 // in there). The context is passed explicitly: on Node 20, AsyncLocalStorage turns on promise
 // hooks for every promise in the process, which costs far more than it gives here.
 import { performance } from "node:perf_hooks";
-import type { Context } from "../../core/context.js";
-import { LOG_LEVELS, type Logger } from "../../util/logger.js";
-import { Extractor } from "../../core/extractor.js";
-import { isPromise } from "../../util/is-promise.js";
+import { type Context, Extractor, type Logger } from "../../index.js";
+import { isPromise, LOG_LEVELS } from "../../plugin.js";
 import { newSpanId } from "./random-hex.js";
 import { isSampledFlags, withSampledFlag } from "./traceparent.js";
 

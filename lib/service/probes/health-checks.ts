@@ -2,7 +2,8 @@
 // (default 2 s; its AbortSignal fires when it runs out). Results are cached for a short interval
 // (default 1 s) and concurrent probes share one run in flight, so a probe storm cannot turn into
 // a storm of database pings.
-import { LOG_LEVELS, type Logger } from "../../util/logger.js";
+import type { Logger } from "../../index.js";
+import { LOG_LEVELS } from "../../plugin.js";
 
 export type CheckStatus = "ok" | "degraded" | "fail";
 

@@ -7,11 +7,8 @@
 //                200 unless a critical check fails (503)
 // Probe replies carry `cache-control: no-store`. Their access-log lines are at debug level by
 // default (route config `accessLog`), so a load balancer's polling does not flood the log.
-import type { Context } from "../../core/context.js";
-import { Reply, JSON_TYPE } from "../../core/reply.js";
-import { route, type RouteDefinition } from "../../core/route.js";
-import { context } from "../../extract/request.js";
-import { t } from "../../schema/index.js";
+import { context, type Context, Reply, route, type RouteDefinition, t } from "../../index.js";
+import { JSON_TYPE } from "../../plugin.js";
 import { HealthChecks, type HealthReport } from "./health-checks.js";
 
 export interface ProbePaths {

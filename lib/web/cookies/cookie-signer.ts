@@ -5,7 +5,7 @@
 // one kept until the cookies it signed have expired.
 // The value is not encrypted: anyone can read it, nobody can change it without a key.
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { isBase64urlText } from "../../util/http-syntax.js";
+import { isBase64urlText } from "../../plugin.js";
 
 /** Shortest key accepted, in bytes (the output size of SHA-256). */
 export const MIN_COOKIE_KEY_BYTES = 32;

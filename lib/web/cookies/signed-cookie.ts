@@ -3,9 +3,8 @@
 // so `optional(signedCookie(...))` gives undefined). Present with a wrong or missing signature:
 // 400 `bad_request` "cookie name has an invalid signature", which `optional()` does not hide,
 // since a forged or stale cookie is not the same as no cookie.
-import { ApiError } from "../../core/errors.js";
-import { Extractor, MissingValueError } from "../../core/extractor.js";
-import { isHttpToken } from "../../util/http-syntax.js";
+import { ApiError, Extractor } from "../../index.js";
+import { isHttpToken, MissingValueError } from "../../plugin.js";
 import type { CookieSigner } from "./cookie-signer.js";
 
 export function signedCookie(name: string, signer: CookieSigner): Extractor<string> {

@@ -1,6 +1,6 @@
 // The OpenAPI picture of a multipart body: one object whose properties are the text fields (from
 // the fields schema) and the declared file fields as `{ type: "string", format: "binary" }`.
-import type { JsonSchema } from "../../schema/index.js";
+import type { JsonSchema } from "../../index.js";
 
 export function multipartDocSchema(fields: JsonSchema | undefined, fileNames: readonly string[]): JsonSchema {
   const properties: Record<string, unknown> = {};

@@ -1,7 +1,7 @@
 // The errors a multipart body can raise, all in the uniform shape. Errors raised while request
 // bytes are still unread carry `connection: close`: the rest of the upload is discarded by the
 // lingering close instead of being read as the next request on a kept-alive connection.
-import { ApiError } from "../../core/errors.js";
+import { ApiError } from "../../index.js";
 
 const CLOSE = { connection: "close" } as const;
 

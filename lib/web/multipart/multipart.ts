@@ -6,13 +6,8 @@
 // Repeated field names: every text field is collected as form() collects them (a repeated name
 // becomes an array of strings); the schema then decides. An array property accepts one value or
 // many (one is wrapped), any other property refuses a repeated name with a 422.
-import { BodyLimitError, declaredLength } from "../../core/body.js";
-import { Extractor, MissingValueError } from "../../core/extractor.js";
-import type { Context } from "../../core/context.js";
-import { ApiError } from "../../core/errors.js";
-import { runValidation } from "../../extract/validate.js";
-import { compileSchema, type JsonSchema, type Static } from "../../schema/index.js";
-import { isPromise } from "../../util/is-promise.js";
+import { BodyLimitError, compileSchema, declaredLength, isPromise, MissingValueError, runValidation } from "../../plugin.js";
+import { ApiError, type Context, Extractor, type JsonSchema, type Static } from "../../index.js";
 import { boundaryOf } from "./boundary.js";
 import { multipartDocSchema } from "./doc-schema.js";
 import { resolveOptions, type MultipartOptions, type ResolvedOptions } from "./options.js";

@@ -1,7 +1,6 @@
 // multipart() options, their defaults and their checks (done once, when the route is declared).
 import type { Writable } from "node:stream";
-import type { Context } from "../../core/context.js";
-import type { JsonSchema } from "../../schema/index.js";
+import type { Context, JsonSchema } from "../../index.js";
 
 /** What a file sink is told about the file it will receive (all from the client: untrusted). */
 export interface FilePartInfo {

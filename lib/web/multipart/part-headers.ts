@@ -3,7 +3,7 @@
 // Content-Transfer-Encoding that, when present at all, must be an identity one. Other headers
 // are ignored. Header bytes are UTF-8 (what browsers send); bytes that are not are read as Latin-1.
 import { isUtf8 } from "node:buffer";
-import { parseMediaType } from "../../core/content-type.js";
+import { parseMediaType } from "../../plugin.js";
 import { malformed } from "./errors.js";
 import { decodeExtValue } from "./ext-value.js";
 import { parseHeaderParams } from "./header-params.js";

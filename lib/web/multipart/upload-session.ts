@@ -3,9 +3,8 @@
 // their sinks with backpressure, and removes what it wrote when told to (`dispose`).
 import { isUtf8 } from "node:buffer";
 import type { Writable } from "node:stream";
-import { BodyLimitError } from "../../core/body.js";
-import type { Context } from "../../core/context.js";
-import { ApiError } from "../../core/errors.js";
+import { BodyLimitError } from "../../plugin.js";
+import { ApiError, type Context } from "../../index.js";
 import { fileTypeRefused, limitExceeded, malformed } from "./errors.js";
 import { FileTarget } from "./file-target.js";
 import { typeAccepted, type ResolvedOptions } from "./options.js";

@@ -15,15 +15,8 @@
 //   write, no delete, no Set-Cookie; the session is left as it was before the request. A failing
 //   store makes the answer a 500 rather than a success whose session was not saved.
 import type { TLSSocket } from "node:tls";
-import type { Context } from "../../core/context.js";
-import { ApiError } from "../../core/errors.js";
-import { Extractor } from "../../core/extractor.js";
-import { describeLayer } from "../../core/layer-doc.js";
-import type { Reply } from "../../core/reply.js";
-import type { Layer, Next } from "../../core/route.js";
-import { isBase64urlText } from "../../util/http-syntax.js";
-import { isPromise } from "../../util/is-promise.js";
-import { compileCookie, type CompiledCookie, type SameSite } from "../../util/set-cookie.js";
+import { ApiError, type Context, describeLayer, Extractor, type Layer, type Next, type Reply } from "../../index.js";
+import { compileCookie, type CompiledCookie, isBase64urlText, isPromise, type SameSite } from "../../plugin.js";
 import { cookieSigner, type CookieSigner } from "../cookies/index.js";
 import { MemoryStore, type Store } from "../../stores/index.js";
 import { newSessionId, Session, type SessionRecord } from "./session.js";

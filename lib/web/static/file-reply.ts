@@ -3,10 +3,8 @@
 // otherwise the bytes streamed from the open descriptor (the kernel's writer pipes the stream with
 // backpressure; a client that goes away destroys it, which closes the descriptor). The file is
 // never read whole into memory.
-import type { Context } from "../../core/context.js";
-import { ApiError } from "../../core/errors.js";
-import { Reply, type ReplyHeaders } from "../../core/reply.js";
-import { fastNullProtoMap } from "../../util/fast-map.js";
+import { ApiError, type Context, Reply, type ReplyHeaders } from "../../index.js";
+import { fastNullProtoMap } from "../../plugin.js";
 import { parseByteRange } from "./byte-range.js";
 import type { OpenedFile } from "./static-root.js";
 import { fileValidators, isNotModified, rangeStillValid } from "./validators.js";

@@ -5,7 +5,7 @@
 // probe learns nothing about what exists): `.` and `..` segments (raw or encoded), empty
 // segments (`//`), a decoded `/`, `\` or NUL, any other control character, and dotfiles unless
 // allowed. Malformed percent-encoding is a 400 (the router refuses it first; checked again here).
-import { ApiError } from "../../core/errors.js";
+import { ApiError } from "../../index.js";
 
 export interface RequestedPath {
   /** Decoded segments, each a plain file name. Empty: the root itself. */

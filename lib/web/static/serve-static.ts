@@ -13,11 +13,7 @@
 //   them (accept-encoding.ts), with Content-Encoding, the original file's Content-Type, and
 //   `Vary: Accept-Encoding` on every file reply while the option is on.
 // - HTTP details (validators, 304, ranges, HEAD, streaming): file-reply.ts.
-import type { App } from "../../core/app.js";
-import type { Context } from "../../core/context.js";
-import { redirect, type Reply } from "../../core/reply.js";
-import { route, type RouteDefinition, type RouteMeta } from "../../core/route.js";
-import { context } from "../../extract/request.js";
+import { type App, context, type Context, redirect, type Reply, route, type RouteDefinition, type RouteMeta } from "../../index.js";
 import { acceptedEncodings } from "./accept-encoding.js";
 import { contentTypeFor } from "./content-types.js";
 import { fileReply, type FileReplyOptions, type SelectedFile } from "./file-reply.js";

@@ -4,7 +4,7 @@
 // A URL attribute value holding values is rendered as one group, from just after its opening
 // quote to its closing quote (text, values and blocks alike), and checked whole: the literal
 // text and every value together, as the browser reads them.
-import { htmlOf, isUnsafeUrlHtml, UNSAFE_URL } from "../../core/markup.js";
+import { htmlOf, isUnsafeUrlHtml, UNSAFE_URL } from "../../plugin.js";
 import type { UrlBoundary } from "./template-contexts.js";
 import type { TemplateNode } from "./template-parser.js";
 import { lookup, type Frame, type Scope } from "./template-path.js";

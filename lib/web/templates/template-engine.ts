@@ -5,9 +5,8 @@
 // watcher or timer is left running, so nothing keeps the process alive.
 import { readFileSync, statSync } from "node:fs";
 import { relative, resolve, sep } from "node:path";
-import { SafeHtml } from "../../core/markup.js";
-import { html, type Reply } from "../../core/reply.js";
-import { isProductionEnv } from "../../util/env.js";
+import { html, type Reply, SafeHtml } from "../../index.js";
+import { isProductionEnv } from "../../plugin.js";
 import { compileNodes, MAX_DEPTH, type RenderFn } from "./template-compiler.js";
 import { checkContexts } from "./template-contexts.js";
 import { parseTemplate } from "./template-parser.js";
