@@ -46,9 +46,9 @@ export { lastEventId, type SseEvent, type SseSender, type SseSource, type SseSou
 export { ApiError, raise, registerErrorMapper, type ErrorType, type ValidationField, type ApiErrorOptions } from "./core/errors.js";
 export { createJsonLogger, silentLogger, type Logger, type LogLevelName } from "./util/logger.js";
 export type { InjectOptions, InjectResponse } from "./core/inject.js";
-export type { ListenOptions, ListeningServer } from "./core/listen.js";
-export type { TlsOptions } from "./core/tls-options.js";
-export { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./core/server-limits.js";
+export type { ListenOptions, ListeningServer } from "./server/listen.js";
+export type { TlsOptions } from "./server/tls-options.js";
+export { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./server/server-limits.js";
 export type { AsyncValidationAdapters } from "./core/runtime.js";
 
 export { Extractor, extractor, bodyExtractor, optional, type AnyExtractor, type ExtractedType, type ExtractorDoc, type OpenApiParameterDoc, type OpenApiBodyDoc } from "./core/extractor.js";

@@ -13,9 +13,11 @@ export { describeHtmlState, HTML_TEXT, htmlAfterValue, htmlContext, htmlContextK
 export { parseQueryString } from "./core/query.js";
 export { isStreamBody, JSON_TYPE, jsonReply } from "./core/reply.js";
 export { isResponseDoc } from "./core/response-contract.js";
-export { resolveTlsOptions } from "./core/tls-options.js";
-export { type WebSocketAcceptor, type WebSocketConnection } from "./core/upgrade.js";
-export { isBodyless, settledReply } from "./core/write.js";
+export { resolveTlsOptions } from "./server/tls-options.js";
+export type { WebSocketAcceptor, WebSocketConnection } from "./core/upgrade.js";
+export type { UpgradeProtocol } from "./core/upgrade-protocol.js";
+export { useWebSockets } from "./server/upgrade.js";
+export { isBodyless, settledReply } from "./server/write.js";
 export { runValidation } from "./extract/validate.js";
 export { DEFAULT_MAX_PARAM_LENGTH, normalizePattern } from "./router/index.js";
 export { refTarget } from "./schema/builder.js";

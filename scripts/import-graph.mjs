@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, statSync, existsSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const KERNEL = new Set(["core", "router", "schema", "extract", "util"]);
+const KERNEL = new Set(["core", "server", "router", "schema", "extract", "util"]);
 const NOT_FEATURES = new Set([...KERNEL, "shared", "sample"]);
 /** Folders whose subfolders are each a feature of their own (lib/middleware/cors, ...). */
 const FEATURE_GROUPS = new Set(["auth", "middleware", "web"]);
@@ -125,7 +125,10 @@ const KERNEL_ALLOWS = {
   util: new Set(["util"]),
   router: new Set(["router", "util"]),
   schema: new Set(["schema", "util"]),
-  core: new Set(["core", "router", "schema", "util"]),
+  // The request model; App binds it to node:http through lib/server (listen, handle, write).
+  core: new Set(["core", "server", "router", "schema", "util"]),
+  // The node:http binding: it writes the model's replies and answers with its errors.
+  server: new Set(["server", "core", "util"]),
   extract: new Set(["extract", "core", "schema", "util"]),
 };
 

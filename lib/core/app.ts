@@ -1,6 +1,5 @@
 // The App: route table, global layers, shared state, and the node:http entry point.
-import { ServerResponse, type IncomingMessage } from "node:http";
-import type { Socket } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { BadPathError, DEFAULT_MAX_PARAM_LENGTH, normalizePattern, Router } from "../router/index.js";
 import { isProductionEnv } from "../util/env.js";
@@ -9,21 +8,20 @@ import { DEFAULT_BODY_LIMIT } from "./body.js";
 import { composeLayers, handlerStep, type Chain } from "./chain.js";
 import { Context } from "./context.js";
 import { errorReply } from "./error-reply.js";
-import { ApiError, type ErrorType } from "./errors.js";
+import { ApiError } from "./errors.js";
 import { injectRequest, type InjectOptions, type InjectResponse } from "./inject.js";
-import { listenApp, type ListenOptions, type ListeningServer } from "./listen.js";
+import { listenApp, type ListenOptions, type ListeningServer } from "../server/listen.js";
 import { DEFAULT_JSON_DEPTH, DEFAULT_JSON_ELEMENTS } from "./json-body.js";
 import { createJsonLogger, type Logger } from "../util/logger.js";
 import { Reply } from "./reply.js";
 import { ResponseContract } from "./response-contract.js";
-import { INVALID_HOST, INVALID_TARGET, isValidHost, MISSING_HOST, originForm, UNSUPPORTED_VERSION } from "./request-target.js";
+import { ASTERISK_OPTIONS, readTarget } from "../server/read-target.js";
 import type { Layer, RouteDefinition } from "./route.js";
 import type { AppRuntime, AsyncValidationAdapters, ResponseValidation } from "./runtime.js";
-import { writeReply } from "./write.js";
-import { admitPipelined } from "./pipeline-guard.js";
-import { isHttp2Request } from "./http2-compat.js";
-import { DEFAULT_SERVER_LIMITS } from "./server-limits.js";
-import { isUpgrading, markUpgrading, UpgradeReply, type WebSocketAcceptor } from "./upgrade.js";
+import { writeReply } from "../server/write.js";
+import { admitPipelined } from "../server/pipeline-guard.js";
+import { DEFAULT_SERVER_LIMITS } from "../server/server-limits.js";
+import type { UpgradeProtocol } from "./upgrade-protocol.js";
 
 export interface AppOptions {
   /** Request body limit in bytes (default 1 MiB); routes can override it. */
@@ -79,8 +77,10 @@ function checkPathExtractors(def: RouteDefinition, paramNames: readonly string[]
   }
 }
 
-/** Marks `OPTIONS *` (RFC 9110 §9.3.7), the one valid target that is not a path. */
-const ASTERISK_OPTIONS = Symbol("OPTIONS *");
+/** The last step of a WebSocket route in an app without the protocol (listen refuses such an app first). */
+const NO_UPGRADE_PROTOCOL: Chain = () => {
+  throw ApiError.internal("WebSocket routes need the keel/ws feature", { detail: "app.register(websockets()) was not called" });
+};
 
 /** One immutable 404 error for every unrouted request. */
 const NOT_FOUND = ApiError.notFound("Not found");
@@ -93,7 +93,7 @@ export class App {
   private readonly startHooks: Array<(app: App) => void> = [];
   private fallback: Chain = UNCOMPILED;
   private compiled = false;
-  private webSockets: WebSocketAcceptor | null = null;
+  private upgrades: UpgradeProtocol | null = null;
   readonly runtime: AppRuntime;
   /** `(req, res) => void` for `http.createServer(app.handler)`. */
   readonly handler: (req: IncomingMessage, res: ServerResponse) => void;
@@ -170,11 +170,12 @@ export class App {
   }
 
   /**
-   * Provide the WebSocket protocol for `route.ws` routes (`keel/ws`'s `websockets()` plugin calls
-   * this). Without it, listening fails when the app has a WebSocket route.
+   * Provide the protocol of upgrade routes (`route.ws`): keel/plugin's `useWebSockets(app,
+   * acceptor)`, which `keel/ws`'s `websockets()` plugin calls, builds it (lib/server/upgrade.ts).
+   * Without it, listening fails when the app has a WebSocket route.
    */
-  useWebSockets(acceptor: WebSocketAcceptor): this {
-    this.webSockets = acceptor;
+  useUpgrades(protocol: UpgradeProtocol): this {
+    this.upgrades = protocol;
     this.compiled = false;
     return this;
   }
@@ -182,6 +183,11 @@ export class App {
   /** Whether any route answers WebSocket upgrades (listen then takes the server's 'upgrade' event). */
   get hasWebSocketRoutes(): boolean {
     return this.entries.some((e) => e.def.meta.websocket !== undefined);
+  }
+
+  /** The server's 'upgrade' listener: null unless the app has upgrade routes and their protocol. */
+  get upgradeListener(): ((req: IncomingMessage, socket: Duplex, head: Buffer) => void) | null {
+    return this.upgrades !== null && this.hasWebSocketRoutes ? this.upgrades.listener : null;
   }
 
   /**
@@ -208,36 +214,13 @@ export class App {
     if (this.compiled) return this;
     for (const entry of this.entries) {
       const def = entry.def;
-      const last = def.meta.websocket === undefined ? handlerStep(def.extractors, def.handler, entry.contract) : this.upgradeStep(def);
+      const last = def.meta.websocket === undefined ? handlerStep(def.extractors, def.handler, entry.contract) : (this.upgrades?.step(def) ?? NO_UPGRADE_PROTOCOL);
       const inner = composeLayers(def.meta.layers ?? [], last);
       entry.chain = composeLayers(this.globalLayers, inner);
     }
     this.fallback = composeLayers(this.globalLayers, (ctx) => this.answerUnrouted(ctx));
     this.compiled = true;
     return this;
-  }
-
-  /**
-   * The last step of a WebSocket route: a plain GET is told to upgrade (426); an upgrade request
-   * whose handshake headers are wrong gets the acceptor's refusal; otherwise the extractors run
-   * and their values wait in an UpgradeReply for the handler (see handleUpgrade).
-   */
-  private upgradeStep(def: RouteDefinition): Chain {
-    const options = def.meta.websocket ?? {};
-    const extract = handlerStep(def.extractors, (...args: unknown[]) => new UpgradeReply(args));
-    return (ctx) => {
-      if (!isUpgrading(ctx.req)) {
-        throw new ApiError(426, "upgrade_required", "This route speaks WebSocket: send an upgrade request", { headers: { upgrade: "websocket", connection: "upgrade" } });
-      }
-      const acceptor = this.webSockets;
-      if (acceptor === null) throw ApiError.internal("WebSocket routes need the keel/ws feature", { detail: "app.register(websockets()) was not called" });
-      const refusal = acceptor.check(ctx.req, options);
-      if (refusal !== null) {
-        const type = refusal.type ?? (refusal.status === 403 ? "forbidden" : "bad_request");
-        throw new ApiError(refusal.status, type as ErrorType, refusal.message, refusal.headers === undefined ? {} : { headers: { ...refusal.headers } });
-      }
-      return extract(ctx);
-    };
   }
 
   /** 404, 405 with Allow, automatic OPTIONS, or the routing error (bad encoding, long parameter). */
@@ -284,21 +267,28 @@ export class App {
   }
 
   /**
-   * Build the context for a raw request. An invalid target (a fragment, a bad absolute-form
-   * authority, see request-target.ts) routes nowhere: the fallback chain answers it with a 400.
+   * The front door, shared by every way a request comes in (node:http's request and upgrade
+   * events, HTTP/2 streams, inject, a feature's own transport): the context for a raw request,
+   * with readTarget()'s verdict recorded. A request that may not be routed (an invalid target,
+   * version or Host) gets the fallback chain, which answers it with the uniform 400.
    */
-  private createContext(req: IncomingMessage, res: ServerResponse | null): Context {
-    const raw = req.url ?? "/";
-    const url = raw.charCodeAt(0) === 47 /* "/" */ && raw.indexOf("#") === -1 ? raw : originForm(raw);
-    if (url === "") {
-      const ctx = new Context(this.runtime, req, res, raw === "*" ? "*" : "/", "");
-      ctx.routingError = raw === "*" && ctx.method === "OPTIONS" ? ASTERISK_OPTIONS : INVALID_TARGET;
-      return ctx;
+  contextFor(req: IncomingMessage, res: ServerResponse | null): Context {
+    const target = readTarget(req);
+    if (typeof target === "string") {
+      const q = target.indexOf("?");
+      return q === -1
+        ? new Context(this.runtime, req, res, target, "")
+        : new Context(this.runtime, req, res, target.slice(0, q), target.slice(q + 1));
     }
-    const q = url.indexOf("?");
-    return q === -1
-      ? new Context(this.runtime, req, res, url, "")
-      : new Context(this.runtime, req, res, url.slice(0, q), url.slice(q + 1));
+    const ctx = new Context(this.runtime, req, res, target === ASTERISK_OPTIONS ? "*" : "/", "");
+    ctx.routingError = target;
+    return ctx;
+  }
+
+  /** Route `ctx` and run its chain (layers, extractors, handler): the reply to write. */
+  run(ctx: Context): Reply | Promise<Reply> {
+    if (!this.compiled) this.compile();
+    return this.select(ctx)(ctx);
   }
 
   /** The node:http request listener. */
@@ -306,84 +296,17 @@ export class App {
     if (!this.compiled) this.compile();
     // No socket yet: the response waits behind an unanswered one (pipelining), which is bounded.
     if (res.socket === null && !admitPipelined(req, res, this.runtime.limits.maxPipelinedRequests, this.runtime.logger)) return;
-    const ctx = this.requestContext(req, res);
+    const ctx = this.contextFor(req, res);
     const r = this.select(ctx)(ctx);
     if (isPromise(r)) r.then((reply) => writeReply(ctx, reply));
     else writeReply(ctx, r);
-  }
-
-  /** The context of a request from the server, with the protocol-level checks recorded. */
-  private requestContext(req: IncomingMessage, res: ServerResponse): Context {
-    const ctx = this.createContext(req, res);
-    // HTTP/1.1 requires Host (RFC 9112 §3.2; Node's own check would answer a bare 400), and only
-    // HTTP/1.x is spoken here (llhttp also parses "HTTP/0.9" and "HTTP/2.0" request lines).
-    const host = req.headers.host;
-    // HTTP/2 streams come through node:http2's compatibility API (listen with tls + http2); their
-    // authority is the :authority pseudo-header, which nghttp2 has checked, and Host is optional.
-    if (ctx.routingError === undefined && ((req.httpVersionMajor !== 1 && !isHttp2Request(req)) || (host === undefined ? req.httpVersionMinor === 1 : !isValidHost(host)))) {
-      ctx.routingError = req.httpVersionMajor !== 1 && !isHttp2Request(req) ? UNSUPPORTED_VERSION : host === undefined ? MISSING_HOST : INVALID_HOST;
-    }
-    return ctx;
-  }
-
-  /**
-   * The node:http 'upgrade' listener (taken by `listen` when the app has WebSocket routes). The
-   * request runs through the same chain as any other, answered through a ServerResponse on the
-   * raw socket, so a refusal (404, 401, 429, a bad handshake) is the uniform error; an accepted
-   * upgrade hands the socket to the acceptor and the connection to the route's handler.
-   */
-  readonly upgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
-    if (!this.compiled) this.compile();
-    markUpgrading(req);
-    const res = new ServerResponse(req);
-    res.assignSocket(socket as Socket);
-    res.shouldKeepAlive = false;
-    // A refusal ends the connection once written: the socket was never the server's to reuse.
-    res.once("finish", () => socket.end());
-    socket.on("error", () => socket.destroy());
-    const ctx = this.requestContext(req, res);
-    const r = this.select(ctx)(ctx);
-    if (isPromise(r)) r.then((reply) => this.finishUpgrade(ctx, reply, socket, head));
-    else this.finishUpgrade(ctx, r, socket, head);
-  };
-
-  private finishUpgrade(ctx: Context, reply: Reply, socket: Duplex, head: Buffer): void {
-    const acceptor = this.webSockets;
-    // select() sets ctx.route to the matched RouteDefinition.
-    const route = ctx.route as RouteDefinition | null;
-    if (!(reply instanceof UpgradeReply) || acceptor === null || route === null) {
-      writeReply(ctx, reply);
-      return;
-    }
-    const res = ctx.res!;
-    res.detachSocket(socket as Socket);
-    if (socket.destroyed) return;
-    const logger = this.runtime.logger;
-    let ws;
-    try {
-      ws = acceptor.accept(ctx.req, socket, head, route.meta.websocket ?? {}, reply.headers);
-    } catch (err) {
-      logger.log(50, "websocket handshake failed", { message: err instanceof Error ? err.message : String(err), route: route.pattern });
-      socket.destroy();
-      return;
-    }
-    const failed = (err: unknown): void => {
-      logger.log(50, "websocket handler failed", { message: err instanceof Error ? err.message : String(err), route: route.pattern });
-      ws.close(1011, "internal error");
-    };
-    try {
-      const out = route.handler(ws, ...reply.args);
-      if (isPromise(out)) out.then(undefined, failed);
-    } catch (err) {
-      failed(err);
-    }
   }
 
   /** Run one request through the whole pipeline without a socket (tests, tools). */
   inject(options: InjectOptions): Promise<InjectResponse> {
     if (!this.compiled) this.compile();
     return injectRequest(options, (req) => {
-      const ctx = this.createContext(req, null);
+      const ctx = this.contextFor(req, null);
       const r = this.select(ctx)(ctx);
       return { ctx, reply: isPromise(r) ? r : Promise.resolve(r) };
     });
@@ -393,7 +316,7 @@ export class App {
   listen(options: ListenOptions = {}): Promise<ListeningServer> {
     try {
       this.compile();
-      if (this.webSockets === null && this.hasWebSocketRoutes) {
+      if (this.upgrades === null && this.hasWebSocketRoutes) {
         const ws = this.entries.find((e) => e.def.meta.websocket !== undefined)!.def;
         throw new TypeError(`keel: ${ws.pattern} is a WebSocket route: register the protocol with app.register(websockets()) from keel/ws`);
       }
@@ -412,7 +335,7 @@ export class App {
     const streams = this.runtime.liveStreams;
     this.runtime.liveStreams = null;
     if (streams !== null) for (const s of streams) s.close();
-    return this.webSockets === null ? Promise.resolve() : this.webSockets.closeAll(timeoutMs);
+    return this.upgrades === null ? Promise.resolve() : this.upgrades.closeAll(timeoutMs);
   }
 
   /** Internal: run the shutdown hooks (used by listen's drain). */

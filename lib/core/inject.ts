@@ -4,7 +4,7 @@ import type { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import type { Context } from "./context.js";
 import { isStreamBody, type Reply } from "./reply.js";
-import { finalizeHeaders, isBodyless, settledReply } from "./write.js";
+import { finalizeHeaders, isBodyless, settledReply } from "../server/write.js";
 
 export interface InjectOptions {
   method?: string;
@@ -36,6 +36,9 @@ function bodyBytes(body: unknown, headers: Record<string, string | string[]>): B
 function fakeRequest(options: InjectOptions): IncomingMessage {
   const headers: Record<string, string | string[]> = Object.create(null);
   for (const [k, v] of Object.entries(options.headers ?? {})) headers[k.toLowerCase()] = v;
+  // An HTTP/1.1 request as a client sends it: with a Host (which the front door checks like any
+  // other; an invalid one is the same 400 as on the wire).
+  if (headers["host"] === undefined) headers["host"] = "localhost";
   const payload = bodyBytes(options.body, headers);
   if (payload !== null && headers["content-length"] === undefined && headers["transfer-encoding"] === undefined) {
     headers["content-length"] = String(payload.length);
@@ -52,6 +55,8 @@ function fakeRequest(options: InjectOptions): IncomingMessage {
   req.url = options.url;
   req.headers = headers;
   req.httpVersion = "1.1";
+  req.httpVersionMajor = 1;
+  req.httpVersionMinor = 1;
   Object.defineProperty(req, "socket", { value: { remoteAddress: options.remoteAddress ?? "127.0.0.1" } });
   return req;
 }

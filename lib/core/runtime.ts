@@ -1,6 +1,6 @@
 // What a request needs from its app at run time, in one object with a stable shape.
 import type { Logger } from "../util/logger.js";
-import type { ResolvedServerLimits } from "./server-limits.js";
+import type { ResolvedServerLimits } from "../server/server-limits.js";
 
 /**
  * How much of a declared response schema is checked on the way out. "shape" (the serializer

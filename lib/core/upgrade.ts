@@ -1,14 +1,8 @@
-// The kernel's side of WebSocket routes. `route.ws(...)` declares a GET route whose layers and
-// extractors run on the upgrade request as on any other (auth, rate limits, request ids); when
-// they pass, the chain's last step answers with an UpgradeReply instead of calling the handler.
-// The app then hands the raw socket to the registered acceptor (the `keel/ws` feature: the
-// handshake and RFC 6455 itself) and calls the handler with the open connection and the
-// extracted values. A refused upgrade is an ordinary reply: the uniform error body, written on
-// the socket by the normal writer. The kernel knows only the interfaces below, so an app that
-// declares no WebSocket route carries none of the protocol.
+// The request model's side of WebSocket routes: what a handler receives and what the protocol
+// (keel/ws) gives the upgrade mechanics (lib/server/upgrade.ts). See upgrade-protocol.ts.
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import { Reply, type ReplyHeaders } from "./reply.js";
+import type { ReplyHeaders } from "./reply.js";
 
 /** What a WebSocket handler receives (implemented by `keel/ws`). */
 export interface WebSocketConnection {
@@ -46,24 +40,4 @@ export interface WebSocketAcceptor {
   accept(req: IncomingMessage, socket: Duplex, head: Buffer, routeOptions: Readonly<Record<string, unknown>>, headers: ReplyHeaders): WebSocketConnection;
   /** Close every open connection with 1001 (going away); terminate what is left after `timeoutMs`. */
   closeAll(timeoutMs: number): Promise<void>;
-}
-
-/** The reply of an accepted upgrade: the extracted values, for the handler once the socket is open. */
-export class UpgradeReply extends Reply<101, undefined> {
-  readonly args: readonly unknown[];
-  constructor(args: readonly unknown[]) {
-    super(101, null);
-    this.args = args;
-  }
-}
-
-/** Requests that arrived through the server's 'upgrade' event (they have no ServerResponse of their own). */
-const upgrading = new WeakSet<IncomingMessage>();
-
-export function markUpgrading(req: IncomingMessage): void {
-  upgrading.add(req);
-}
-
-export function isUpgrading(req: IncomingMessage): boolean {
-  return upgrading.has(req);
 }

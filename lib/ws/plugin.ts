@@ -5,7 +5,7 @@
 // registry that the app's drain closes with 1001. Route options (`route.ws(path, { websocket:
 // { protocols, origins, maxPayload, ... } }, ...)`) override the plugin's defaults.
 import type { App, ReplyHeaders } from "../index.js";
-import type { WebSocketAcceptor } from "../plugin.js";
+import { useWebSockets, type WebSocketAcceptor } from "../plugin.js";
 import { acceptWebSocket } from "./accept.js";
 import { checkUpgradeRequest } from "./handshake.js";
 import type { WebSocketOptions } from "./options.js";
@@ -51,5 +51,5 @@ export function websockets(defaults: Omit<WebSocketOptions, "registry" | "header
       return registry.closeAll(undefined, "server shutting down", { timeoutMs });
     },
   };
-  return (app) => void app.useWebSockets(acceptor);
+  return (app) => void useWebSockets(app, acceptor);
 }

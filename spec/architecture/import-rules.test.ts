@@ -3,7 +3,8 @@
 //   1. no import cycle between files, type-only imports included;
 //   2. only node: builtins and relative imports (no runtime dependencies);
 //   3. lib/util imports only itself; lib/router and lib/schema only themselves and util;
-//   4. lib/core imports only core, router, schema, util; lib/extract adds itself to those;
+//   4. lib/core (the request model) imports only core, server, router, schema, util; lib/server (the
+//      node:http binding) only server, core, util; lib/extract imports extract, core, schema, util;
 //   5. lib/index.ts (keel) and lib/plugin.ts (keel/plugin) import only the kernel; lib/shared
 //      imports those two entries and itself;
 //   6. a feature (any other top-level folder; each subfolder of auth/, middleware/ and web/) imports
@@ -86,6 +87,14 @@ describe("import rules: the checker", () => {
     assert.match(format(t), /cycle: lib\/core\/x\.ts -> lib\/core\/y\.ts -> lib\/core\/x\.ts/);
   });
 
+  it("reports the node:http binding (lib/server) importing the router or a feature", () => {
+    const r = tree({ ...BASE, "server/write.ts": 'import { App } from "../core/app.js";\nimport { R } from "../router/r.js";\nexport const w = [App, R];\n', "router/r.ts": "export const R = 1;\n" });
+    assert.deepEqual(
+      r.violations.map((v) => `${v.from} -> ${v.to}`),
+      ["server/write.ts -> router/r.ts"],
+    );
+  });
+
   it("reports the kernel importing a feature, and util importing the kernel", () => {
     const r = tree({ ...BASE, "core/docs.ts": 'import { encode } from "../toon/index.js";\nexport const d = encode;\n', "util/bad.ts": 'import { App } from "../core/app.js";\nexport const b = App;\n' });
     assert.deepEqual(
@@ -155,7 +164,7 @@ describe("import rules: spec/", () => {
     const entries = new Set(readdirSync(join(root, "lib")).filter((d) => statSync(join(root, "lib", d)).isDirectory()).map((d) => `lib/${d}/index.ts`));
     entries.add("lib/index.ts");
     entries.add("lib/plugin.ts");
-    const kernelInternals = ["core", "router", "extract", "util", "shared"].map((d) => `lib/${d}/index.ts`);
+    const kernelInternals = ["core", "server", "router", "extract", "util", "shared"].map((d) => `lib/${d}/index.ts`);
     for (const k of kernelInternals) entries.delete(k);
     const offenders: string[] = [];
     const walk = (dir: string): void => {

@@ -1,5 +1,5 @@
 // Sockets keep one hidden class whether or not a request read their peer address: keel reads it
-// at accept (lib/core/peer-address.ts). Checked with %HaveSameMap in a child with natives syntax:
+// at accept (lib/server/peer-address.ts). Checked with %HaveSameMap in a child with natives syntax:
 // two keep-alive connections (two sessions over HTTP/2), one of which had `ctx.remoteAddress`
 // read by a handler. A bare
 // node:http server doing the same is the control: its two sockets differ, which is the

@@ -24,7 +24,7 @@ export interface ServiceConfig<S extends CliSpec = {}> {
   trustRequestId: boolean;
   /** On SIGTERM keep serving this long (ms) while /ready says draining. */
   preStopDelayMs: number;
-  /** Connection limits handed to listen() (see lib/core/server-limits.ts). */
+  /** Connection limits handed to listen() (see lib/server/server-limits.ts). */
   limits: {
     headersTimeout: number;
     requestTimeout: number;

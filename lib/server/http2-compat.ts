@@ -5,7 +5,7 @@
 // of them at `respond()`, a header value with CR/LF is dropped silently instead of refused, and
 // the "socket" of an HTTP/2 request is a proxy to the session's socket, shared by every stream.
 import type { IncomingMessage } from "node:http";
-import type { ReplyHeaders } from "./reply.js";
+import type { ReplyHeaders } from "../core/reply.js";
 
 /**
  * True when `req` came over an HTTP/2 stream. One field read for HTTP/1 requests (the version

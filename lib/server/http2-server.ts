@@ -21,7 +21,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TLSSocket, TlsOptions as NodeTlsOptions } from "node:tls";
 import type { ResolvedServerLimits } from "./server-limits.js";
 import { clientErrorFor } from "./client-error.js";
-import { errorBodyJson, newErrorId } from "./errors.js";
+import { errorBodyJson, newErrorId } from "../core/errors.js";
 import { isHttp2Request } from "./http2-compat.js";
 import { LOG_LEVELS, type Logger } from "../util/logger.js";
 

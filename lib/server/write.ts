@@ -5,13 +5,13 @@
 import { Buffer } from "node:buffer";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable, pipeline } from "node:stream";
-import { SseStream } from "./sse.js";
-import type { Context } from "./context.js";
-import { errorReply } from "./error-reply.js";
+import { SseStream } from "../core/sse.js";
+import type { Context } from "../core/context.js";
+import { errorReply } from "../core/error-reply.js";
 import { LOG_LEVELS } from "../util/logger.js";
 import { armLingeringClose } from "./lingering-close.js";
 import { assertHttp2HeaderValues, isHttp2Request, stripConnectionHeaders } from "./http2-compat.js";
-import { Reply, toReply, type StreamBody } from "./reply.js";
+import { Reply, toReply, type StreamBody } from "../core/reply.js";
 
 /** True when this response must not carry a body (headers only). */
 export function isBodyless(method: string, status: number): boolean {

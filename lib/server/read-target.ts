@@ -1,9 +1,14 @@
-// The request target (RFC 9112 §3.2), checked once before routing. Origin-form (`/path?query`) is
-// the common case and costs one scan for `#`. Absolute-form (`http://host/path`) is reduced to
-// its path and query only when the authority is a real one; anything else is refused instead of
-// being served as `/`: a fragment (origin-form has none), userinfo, an empty or unparsable
-// authority, another scheme, or the asterisk-form outside OPTIONS.
-import { ApiError } from "./errors.js";
+// The front door: the request target (RFC 9112 §3.2), the HTTP version and Host, checked once by
+// readTarget() before a Context exists. App.contextFor() calls it for every way a request comes
+// in (node:http's request and upgrade events, HTTP/2 streams, app.inject), so each answers a bad
+// target or Host the same way. Origin-form (`/path?query`) is the common case and costs one scan
+// for `#`. Absolute-form (`http://host/path`) is reduced to its path and query only when the
+// authority is a real one; anything else is refused instead of being served as `/`: a fragment
+// (origin-form has none), userinfo, an empty or unparsable authority, another scheme, or the
+// asterisk-form outside OPTIONS.
+import type { IncomingMessage } from "node:http";
+import { ApiError } from "../core/errors.js";
+import { isHttp2Request } from "./http2-compat.js";
 
 /** The shared refusal for a target no server should route. */
 export const INVALID_TARGET = ApiError.badRequest("Invalid request target");
@@ -87,4 +92,29 @@ export function originForm(url: string): string {
     else return "";
   }
   return url.indexOf("#") === -1 ? url : "";
+}
+
+/** Marks `OPTIONS *` (RFC 9110 §9.3.7), the one valid target that is not a path. */
+export const ASTERISK_OPTIONS: unique symbol = Symbol("OPTIONS *");
+
+/**
+ * The request's target in origin-form (`/path` or `/path?query`) when the request may be routed,
+ * otherwise why not: the uniform 400 to answer with, or ASTERISK_OPTIONS for `OPTIONS *`. The
+ * target is checked first, then the version (only HTTP/1.x is spoken here: llhttp also parses
+ * "HTTP/0.9" and "HTTP/2.0" request lines), then Host: HTTP/1.1 requires one (RFC 9112 §3.2;
+ * node's own check would answer a bare 400) and it must be `host[:port]`. HTTP/2 streams come
+ * through node:http2's compatibility API: their authority is the :authority pseudo-header, which
+ * nghttp2 has checked, and Host is optional.
+ */
+export function readTarget(req: IncomingMessage): string | ApiError | typeof ASTERISK_OPTIONS {
+  const raw = req.url ?? "/";
+  const url = raw.charCodeAt(0) === 47 /* "/" */ && raw.indexOf("#") === -1 ? raw : originForm(raw);
+  if (url === "") return raw === "*" && req.method === "OPTIONS" ? ASTERISK_OPTIONS : INVALID_TARGET;
+  const host = req.headers.host;
+  if (req.httpVersionMajor === 1) {
+    if (host === undefined ? req.httpVersionMinor === 1 : !isValidHost(host)) return host === undefined ? MISSING_HOST : INVALID_HOST;
+    return url;
+  }
+  if (!isHttp2Request(req)) return UNSUPPORTED_VERSION;
+  return host === undefined || isValidHost(host) ? url : INVALID_HOST;
 }

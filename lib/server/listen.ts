@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerOptions, ty
 import type { SecureServerOptions } from "node:http2";
 import type { AddressInfo, Server as NetServer } from "node:net";
 import type { Duplex } from "node:stream";
-import type { AppRuntime } from "./runtime.js";
+import type { AppRuntime } from "../core/runtime.js";
 import { LOG_LEVELS } from "../util/logger.js";
 import { installClientErrorHandler } from "./client-error.js";
 import { settlePeerAddresses } from "./peer-address.js";
@@ -75,9 +75,8 @@ export interface Listenable {
   readonly handler: (req: IncomingMessage, res: ServerResponse) => void;
   readonly runtime: AppRuntime;
   runShutdownHooks(): Promise<void>;
-  /** Taken as the server's 'upgrade' listener when the app has WebSocket routes. */
-  readonly upgradeHandler: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
-  readonly hasWebSocketRoutes: boolean;
+  /** Taken as the server's 'upgrade' listener when not null (the app has WebSocket routes and their protocol). */
+  readonly upgradeListener: ((req: IncomingMessage, socket: Duplex, head: Buffer) => void) | null;
   /** End event streams and close upgraded connections (WebSocket 1001) when the listener stops accepting. */
   closeLongLived(timeoutMs: number): Promise<void>;
 }
@@ -121,7 +120,8 @@ async function createListener(app: Listenable, options: ListenOptions, limits: R
  * HTTP/2 listener's HTTP/1.1 clients are served without upgrades.)
  */
 function takeUpgrades(app: Listenable, server: Server): void {
-  if (app.hasWebSocketRoutes) server.on("upgrade", app.upgradeHandler);
+  const listener = app.upgradeListener;
+  if (listener !== null) server.on("upgrade", listener);
 }
 
 /** node:http (and node:https) track their own connections: idle ones close, the rest finish. */

@@ -6,10 +6,10 @@ import type { EventEmitter } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { ApiError, errorBodyJson, newErrorId } from "./errors.js";
+import { ApiError, errorBodyJson, newErrorId } from "../core/errors.js";
 import { isHttp2Request } from "./http2-compat.js";
 import { LOG_LEVELS } from "../util/logger.js";
-import type { AppRuntime } from "./runtime.js";
+import type { AppRuntime } from "../core/runtime.js";
 
 const REASONS: Readonly<Record<number, string>> = {
   400: "Bad Request",

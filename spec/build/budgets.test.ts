@@ -1,0 +1,50 @@
+// Size budgets as tests (h3's bundle test is the model), so the kernel cannot grow unnoticed:
+// minified by esbuild and gzip -9, as `npm run sizes` prints them.
+//   - the hello app: App, route and listen from the kernel entry, tree-shaken; what the kernel
+//     costs an app that uses nothing else;
+//   - the kernel build: `npm run build -- --features kernel --minify`, every name of `keel`.
+// A budget moves only in a commit that says why. The targets of issue 31 are 15 KB (hello app)
+// and 25 KB (kernel); the budgets below step down towards them as capabilities leave the kernel
+// (each step is in the CHANGELOG with the measured figure).
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+// @ts-expect-error plain .mjs script without declarations
+import { bundleFeatures, sizeOf } from "../../scripts/build.mjs";
+// @ts-expect-error plain .mjs script without declarations
+import { resolveFeatures } from "../../scripts/features.mjs";
+// @ts-expect-error plain .mjs script without declarations
+import { measureHelloApp } from "../../scripts/sizes.mjs";
+
+/** Bytes, minified + gzip -9. */
+export const BUDGETS = {
+  helloApp: 36_000,
+  kernel: 42_200,
+} as const;
+
+interface Metafile {
+  outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
+}
+
+/** The heaviest inputs of a bundle, for the failure message. */
+function heaviest(metafile: Metafile, n = 8): string {
+  const inputs = Object.values(metafile.outputs)[0]!.inputs;
+  return Object.entries(inputs)
+    .sort((a, b) => b[1].bytesInOutput - a[1].bytesInOutput)
+    .slice(0, n)
+    .map(([file, v]) => `  ${file}: ${v.bytesInOutput} B minified`)
+    .join("\n");
+}
+
+describe("size budgets (minified, gzip -9)", () => {
+  it(`the hello app (App, route, listen; tree-shaken) is at most ${BUDGETS.helloApp} bytes`, async () => {
+    const hello = (await measureHelloApp()) as { raw: number; gzipped: number; metafile: Metafile };
+    assert.ok(hello.raw > 1000, "the hello app bundled");
+    assert.ok(hello.gzipped <= BUDGETS.helloApp, `hello app: ${hello.gzipped} B > ${BUDGETS.helloApp} B budget; heaviest inputs:\n${heaviest(hello.metafile)}`);
+  });
+
+  it(`the kernel build (--features kernel --minify) is at most ${BUDGETS.kernel} bytes`, async () => {
+    const bundle = (await bundleFeatures(resolveFeatures(["kernel"]), { minify: true })) as { text: string; metafile: Metafile };
+    const { gzipped } = sizeOf(bundle.text) as { gzipped: number };
+    assert.ok(gzipped <= BUDGETS.kernel, `kernel: ${gzipped} B > ${BUDGETS.kernel} B budget; heaviest inputs:\n${heaviest(bundle.metafile)}`);
+  });
+});
