@@ -10,6 +10,7 @@ import { composeLayers, handlerStep, type Chain } from "./chain.js";
 import { Context } from "./context.js";
 import { errorReply } from "./error-reply.js";
 import { ApiError, type ErrorType } from "./errors.js";
+import { endBodyOnDrain } from "./end-on-drain.js";
 import { injectRequest, type InjectOptions, type InjectResponse } from "./inject.js";
 import { listenApp, type ListenOptions, type ListeningServer } from "./listen.js";
 import { DEFAULT_JSON_DEPTH, DEFAULT_JSON_ELEMENTS } from "./json-body.js";
@@ -406,12 +407,13 @@ export class App {
 
   /**
    * Internal: when the listener stops accepting, long-lived answers end so their clients go
-   * elsewhere: event streams end after what was sent, WebSocket connections close with 1001.
+   * elsewhere: stream bodies that asked for it (`endOnDrain`, event streams) end after what was
+   * sent, WebSocket connections close with 1001.
    */
   closeLongLived(timeoutMs: number): Promise<void> {
     const streams = this.runtime.liveStreams;
     this.runtime.liveStreams = null;
-    if (streams !== null) for (const s of streams) s.close();
+    if (streams !== null) for (const s of streams) endBodyOnDrain(s, this.runtime.logger);
     return this.webSockets === null ? Promise.resolve() : this.webSockets.closeAll(timeoutMs);
   }
 

@@ -78,7 +78,7 @@ export interface Listenable {
   /** Taken as the server's 'upgrade' listener when the app has WebSocket routes. */
   readonly upgradeHandler: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
   readonly hasWebSocketRoutes: boolean;
-  /** End event streams and close upgraded connections (WebSocket 1001) when the listener stops accepting. */
+  /** End stream bodies that asked for it (`endOnDrain`) and close upgraded connections (WebSocket 1001) when the listener stops accepting. */
   closeLongLived(timeoutMs: number): Promise<void>;
 }
 
