@@ -500,20 +500,33 @@ describe("event streams on graceful shutdown", () => {
   });
 
   it("a stream started after the drain began ends at once", async () => {
+    const started = signalled();
+    const release = signalled();
     const app = new App({ logger: silentLogger }).routes(
-      route.get("/ticks", [], () =>
-        sse(async (send, info) => {
+      route.get("/ticks", [], async () => {
+        started.resolve();
+        await release.promise;
+        return sse(async (send, info) => {
           await send({ data: "x" });
           // Never ends by itself: only the drain's close can end this stream.
           await new Promise<void>((resolve) => info.signal.addEventListener("abort", () => resolve(), { once: true }));
-        }),
-      ),
+        });
+      }),
     );
-    const server = await app.listen({ port: 0 });
-    (app.runtime as { liveStreams: unknown }).liveStreams = null; // as after the drain began
-    const r = await within(send(server.url + "/ticks"), "the answer");
+    const server = await app.listen({ port: 0, shutdownTimeout: 60_000 });
+    const answer = send(server.url + "/ticks");
+    await within(started.promise, "the handler to start");
+    const closing = server.close();
+    // Long-lived answers are told to end just before the listener closes: the stream the handler
+    // makes from here on starts after that.
+    await within((async () => {
+      while (server.server.listening) await new Promise<void>((r) => setImmediate(r));
+    })(), "the listener to close");
+    release.resolve();
+    const r = await within(answer, "the answer");
     assert.equal(r.status, 200);
     assert.equal(r.headers["content-type"], "text/event-stream; charset=utf-8");
-    await server.close();
+    assert.equal(r.body, "data: x\n\n");
+    await within(closing, "the drain (its deadline is 60 s)");
   });
 });
