@@ -34,7 +34,6 @@ export {
   html,
   bytes as bytesReply,
   stream,
-  sse,
   redirect,
   type ReplyBody,
   type ReplyHeaders,
@@ -42,7 +41,6 @@ export {
   type CookieOptions,
 } from "./core/reply.js";
 export { SafeHtml, raw, escapeHtml } from "./core/markup.js";
-export { lastEventId, type SseEvent, type SseSender, type SseSource, type SseSourceFunction, type SseSourceInfo, type SseOptions, type SseStream } from "./core/sse.js";
 export { ApiError, raise, registerErrorMapper, type ErrorType, type ValidationField, type ApiErrorOptions } from "./core/errors.js";
 export { createJsonLogger, silentLogger, type Logger, type LogLevelName } from "./util/logger.js";
 export type { InjectOptions, InjectResponse } from "./core/inject.js";

@@ -7,6 +7,7 @@
 export { BodyLimitError, declaredLength } from "./core/body.js";
 export { directLayer, type Chain } from "./core/chain.js";
 export { parseMediaType } from "./core/content-type.js";
+export { endOnDrain, type EndsOnDrain } from "./core/end-on-drain.js";
 export { errorBodyJson, MASKED_MESSAGE, newErrorId, toApiError } from "./core/errors.js";
 export { MissingValueError, type RequestInput } from "./core/extractor.js";
 export { describeHtmlState, HTML_TEXT, htmlAfterValue, htmlContext, htmlContextKey, htmlOf, isUnsafeUrlHtml, scanHtmlText, UNSAFE_URL, type HtmlContext, type HtmlState } from "./core/markup.js";

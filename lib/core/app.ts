@@ -9,6 +9,7 @@ import { composeLayers, handlerStep, type Chain } from "./chain.js";
 import { Context } from "./context.js";
 import { errorReply } from "./error-reply.js";
 import { ApiError } from "./errors.js";
+import { endBodyOnDrain } from "./end-on-drain.js";
 import { injectRequest, type InjectOptions, type InjectResponse } from "./inject.js";
 import { listenApp, type ListenOptions, type ListeningServer } from "../server/listen.js";
 import { DEFAULT_JSON_DEPTH, DEFAULT_JSON_ELEMENTS } from "./json-body.js";
@@ -329,12 +330,13 @@ export class App {
 
   /**
    * Internal: when the listener stops accepting, long-lived answers end so their clients go
-   * elsewhere: event streams end after what was sent, WebSocket connections close with 1001.
+   * elsewhere: stream bodies that asked for it (`endOnDrain`, event streams) end after what was
+   * sent, WebSocket connections close with 1001.
    */
   closeLongLived(timeoutMs: number): Promise<void> {
     const streams = this.runtime.liveStreams;
     this.runtime.liveStreams = null;
-    if (streams !== null) for (const s of streams) s.close();
+    if (streams !== null) for (const s of streams) endBodyOnDrain(s, this.runtime.logger);
     return this.upgrades === null ? Promise.resolve() : this.upgrades.closeAll(timeoutMs);
   }
 

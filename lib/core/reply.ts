@@ -6,7 +6,6 @@ import type { ApiError } from "./errors.js";
 import { fastNullProtoMap } from "../util/fast-map.js";
 import { serializeSetCookie, type CookieAttributes } from "../util/set-cookie.js";
 import { markup, SafeHtml } from "./markup.js";
-import { SSE_CONTENT_TYPE, SseStream, type SseOptions, type SseSource } from "./sse.js";
 
 /** Options of `reply.setCookie`: path "/" and SameSite=Lax by default, host-only, session cookie. */
 export type CookieOptions = CookieAttributes;
@@ -211,20 +210,6 @@ export function stream<const S extends number = 200>(body: StreamBody, contentTy
   return r;
 }
 
-/**
- * A server-sent event stream (200 text/event-stream): events from an async iterable, or from a
- * function given `send` and `{ lastEventId, signal }` (see sse.ts). No content-length; proxies are
- * told not to buffer it (`x-accel-buffering: no`) nor transform it (`no-transform`, which the
- * compression layer honours too).
- */
-export function sse(source: SseSource, options?: SseOptions): Reply<200, SseStream> {
-  return new Reply<200, SseStream>(200, new SseStream(source, options), {
-    "content-type": SSE_CONTENT_TYPE,
-    "cache-control": "no-cache, no-transform",
-    "x-accel-buffering": "no",
-  });
-}
-
 /** 3xx redirect. The target is validated: no CR/LF, so it cannot inject headers. */
 export function redirect<const S extends 301 | 302 | 303 | 307 | 308 = 302>(location: string, status: S = 302 as S): Reply<S, undefined> {
   if (/[\r\n]/.test(location)) throw new TypeError("redirect target must not contain CR or LF");
@@ -255,7 +240,7 @@ export function toReply(value: unknown): Reply {
 /**
  * `reply(status, body?, headers?)` for any status, plus the helpers as properties:
  * `reply.text`, `reply.html`, `reply.bytes`, `reply.json`, `reply.created`, `reply.noContent`,
- * `reply.stream`, `reply.sse`, `reply.redirect`.
+ * `reply.stream`, `reply.redirect`.
  */
 export const reply = Object.assign(replyWith, {
   json: jsonReply,
@@ -266,6 +251,5 @@ export const reply = Object.assign(replyWith, {
   accepted,
   noContent,
   stream,
-  sse,
   redirect,
 });

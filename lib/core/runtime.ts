@@ -1,6 +1,7 @@
 // What a request needs from its app at run time, in one object with a stable shape.
 import type { Logger } from "../util/logger.js";
 import type { ResolvedServerLimits } from "../server/server-limits.js";
+import type { EndsOnDrain } from "./end-on-drain.js";
 
 /**
  * How much of a declared response schema is checked on the way out. "shape" (the serializer
@@ -35,10 +36,11 @@ export interface AppRuntime {
   /** True once graceful shutdown has begun. */
   draining: boolean;
   /**
-   * Open event streams (SSE) being written, ended when the listener stops accepting so their
-   * clients reconnect elsewhere; `null` once that happened (a stream started later ends at once).
+   * Stream bodies being written that asked to be ended when the app drains (`endOnDrain`, an
+   * event stream for one), ended when the listener stops accepting so their clients reconnect
+   * elsewhere; `null` once that happened (a body started later ends at once).
    */
-  liveStreams: Set<{ close(): void }> | null;
+  liveStreams: Set<EndsOnDrain> | null;
   /** Connection limits of the listening server (the defaults until `listen` sets them). */
   limits: ResolvedServerLimits;
 }

@@ -2,7 +2,8 @@
 // that reconnects with Last-Event-ID continues from there) and a `job` event for every state
 // change of the sample's job queue. `?max=N` ends the stream after N ticks (for scripts and
 // tests); without it the stream lasts until the client goes away or the server drains.
-import { lastEventId, query, reply, route, t } from "../index.js";
+import { query, route, t } from "../index.js";
+import { lastEventId, sse } from "../sse/index.js";
 import type { JobQueue } from "../jobs/index.js";
 
 export const TICK_MS = 1000;
@@ -37,7 +38,7 @@ export function eventRoutes(jobs: JobQueue) {
       },
       [lastEventId(), query(EventsQuery)],
       (last, q) =>
-        reply.sse(
+        sse(
           async (send, info) => {
             const stopJobs = jobs.onChange((c) => void send({ event: "job", data: { id: c.id, type: c.type, state: c.state, attempt: c.attempt } }));
             try {

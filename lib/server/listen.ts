@@ -77,7 +77,7 @@ export interface Listenable {
   runShutdownHooks(): Promise<void>;
   /** Taken as the server's 'upgrade' listener when not null (the app has WebSocket routes and their protocol). */
   readonly upgradeListener: ((req: IncomingMessage, socket: Duplex, head: Buffer) => void) | null;
-  /** End event streams and close upgraded connections (WebSocket 1001) when the listener stops accepting. */
+  /** End stream bodies that asked for it (`endOnDrain`) and close upgraded connections (WebSocket 1001) when the listener stops accepting. */
   closeLongLived(timeoutMs: number): Promise<void>;
 }
 

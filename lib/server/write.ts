@@ -5,8 +5,8 @@
 import { Buffer } from "node:buffer";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable, pipeline } from "node:stream";
-import { SseStream } from "../core/sse.js";
 import type { Context } from "../core/context.js";
+import { endBodyOnDrain, endsOnDrain, type EndsOnDrain } from "../core/end-on-drain.js";
 import { errorReply } from "../core/error-reply.js";
 import { LOG_LEVELS } from "../util/logger.js";
 import { armLingeringClose } from "./lingering-close.js";
@@ -97,15 +97,18 @@ function hasBody(req: IncomingMessage): boolean {
   return h["transfer-encoding"] !== undefined || (h["content-length"] !== undefined && h["content-length"] !== "0");
 }
 
-/** An event stream ends when the server drains (see App.closeLongLived); one started after that ends now. */
-function trackLiveStream(ctx: Context, stream: SseStream): void {
+/**
+ * A body that asked to be ended when the app drains (end-on-drain.ts) is held until its stream
+ * closes, so App.closeLongLived can end it; one started after the drain began ends now.
+ */
+function trackLiveStream(ctx: Context, body: EndsOnDrain, source: Readable): void {
   const live = ctx.runtime.liveStreams;
   if (live === null) {
-    stream.close();
+    endBodyOnDrain(body, ctx.runtime.logger);
     return;
   }
-  live.add(stream);
-  stream.once("close", () => live.delete(stream));
+  live.add(body);
+  source.once("close", () => live.delete(body));
 }
 
 function discardStream(body: unknown): void {
@@ -114,7 +117,7 @@ function discardStream(body: unknown): void {
 
 function sendStream(ctx: Context, res: ServerResponse, body: StreamBody): void {
   const source = body instanceof Readable ? body : Readable.from(body, { objectMode: false });
-  if (source instanceof SseStream) trackLiveStream(ctx, source);
+  if (endsOnDrain(body)) trackLiveStream(ctx, body, source);
   pipeline(source, res, (err) => {
     if (err && (err as NodeJS.ErrnoException).code !== "ERR_STREAM_PREMATURE_CLOSE") {
       const logger = ctx.runtime.logger;

@@ -1,32 +1,14 @@
-// Server-sent events (text/event-stream, WHATWG HTML "Server-sent events"): the wire format of one
-// event, and the body stream that carries them. `reply.sse(source)` (reply.ts) wraps the stream in
-// a Reply; the writer pipes it like any other Readable, with backpressure.
+// The body of a server-sent event reply (see sse.ts): an object-mode Readable of event texts that
+// the writer pipes like any other stream, with backpressure.
 //
 // The stream owns the source's lifetime: when the client goes away (the writer's pipeline
 // destroys the body), a HEAD or failed write discards it, or it simply ends, the source function's
 // signal aborts, an iterable's `return()` is called, the keep-alive timer is cleared, and nothing
-// more is pushed.
-//
-// The Reply is a value made without the request, so the request's Last-Event-ID reaches the source
-// through the handler: the `lastEventId()` extractor reads it, `reply.sse(source, { lastEventId })`
-// hands it on.
+// more is pushed. It carries keel/plugin's `endOnDrain`, so the writer ends it (after what was
+// sent) when the app drains.
 import { Readable } from "node:stream";
-import { Extractor } from "./extractor.js";
-import { isPromise } from "../util/is-promise.js";
-
-/** One event. Every field is optional; an event with none writes nothing. */
-export interface SseEvent {
-  /** The payload: a string is sent as it is (one `data:` line per line), anything else as JSON. */
-  data?: unknown;
-  /** The event type (`addEventListener(type)` on the client); no CR, LF or NUL. */
-  event?: string;
-  /** The id the client sends back as Last-Event-ID when it reconnects; no CR, LF or NUL. */
-  id?: string;
-  /** The client's reconnection delay in milliseconds: a non-negative integer. */
-  retry?: number;
-  /** A comment line (clients ignore it). */
-  comment?: string;
-}
+import { endOnDrain, isPromise } from "../plugin.js";
+import { formatSseEvent, type SseEvent } from "./event.js";
 
 /**
  * Send one event (a string is `data` alone). Resolves at once, or, when the socket's buffer is
@@ -58,54 +40,10 @@ export interface SseOptions {
   lastEventId?: string | undefined;
 }
 
-export const SSE_CONTENT_TYPE = "text/event-stream; charset=utf-8";
 export const DEFAULT_SSE_KEEP_ALIVE_MS = 15_000;
 const KEEP_ALIVE_COMMENT = ": keep-alive\n\n";
 // setTimeout's largest delay; a longer one would fire at once.
 const MAX_TIMER_MS = 2_147_483_647;
-
-const LINE_BREAK = /\r\n|\r|\n/;
-const FIELD_FORBIDDEN = /[\r\n\0]/;
-
-function prefixedLines(prefix: string, text: string): string {
-  let out = "";
-  for (const line of text.split(LINE_BREAK)) out += prefix + line + "\n";
-  return out;
-}
-
-function fieldValue(name: "event" | "id", value: unknown): string {
-  if (typeof value !== "string") throw new TypeError(`SSE ${name} must be a string`);
-  // A line break would end the field early and let the rest be read as other fields.
-  if (FIELD_FORBIDDEN.test(value)) throw new TypeError(`SSE ${name} must not contain CR, LF or NUL`);
-  return value;
-}
-
-function dataText(data: unknown): string {
-  if (typeof data === "string") return data;
-  const json = JSON.stringify(data);
-  if (json === undefined) throw new TypeError("SSE data must be a string or a JSON value");
-  return json;
-}
-
-/** The wire text of one event, ending in the blank line that dispatches it ("" for an empty event). */
-export function formatSseEvent(event: SseEvent | string): string {
-  if (typeof event === "string") return prefixedLines("data: ", event) + "\n";
-  if (event === null || typeof event !== "object") throw new TypeError("an SSE event must be a string or an object");
-  let out = "";
-  if (event.comment !== undefined) {
-    if (typeof event.comment !== "string") throw new TypeError("SSE comment must be a string");
-    out += prefixedLines(": ", event.comment);
-  }
-  if (event.event !== undefined) out += "event: " + fieldValue("event", event.event) + "\n";
-  if (event.id !== undefined) out += "id: " + fieldValue("id", event.id) + "\n";
-  if (event.retry !== undefined) {
-    const retry = event.retry;
-    if (typeof retry !== "number" || !Number.isSafeInteger(retry) || retry < 0) throw new TypeError("SSE retry must be a non-negative integer");
-    out += "retry: " + retry + "\n";
-  }
-  if (event.data !== undefined) out += prefixedLines("data: ", dataText(event.data));
-  return out === "" ? "" : out + "\n";
-}
 
 function keepAliveDelay(value: number | undefined): number {
   if (value === undefined) return DEFAULT_SSE_KEEP_ALIVE_MS;
@@ -154,7 +92,7 @@ export class SseStream extends Readable {
     this.push("");
     if (typeof source === "function") this.startFunction(source, options.lastEventId);
     else if (source !== null && typeof source === "object" && typeof source[Symbol.asyncIterator] === "function") this.sourceIterator = source[Symbol.asyncIterator]();
-    else throw new TypeError("reply.sse: the source must be an async iterable or a function");
+    else throw new TypeError("sse(): the source must be an async iterable or a function");
   }
 
   /** Aborts when the stream closes (also given to a function source). */
@@ -237,6 +175,11 @@ export class SseStream extends Readable {
     this.finish();
   }
 
+  /** The app is draining: end as `close()` does, so the client reconnects elsewhere. */
+  [endOnDrain](): void {
+    this.finish();
+  }
+
   private finish(): void {
     if (this.closedForWrites) return;
     this.closedForWrites = true;
@@ -292,17 +235,4 @@ export class SseStream extends Readable {
     this.waiters = [];
     for (const resolve of waiting) resolve();
   }
-}
-
-/**
- * The request's Last-Event-ID header (undefined when absent), sent by a reconnecting EventSource:
- * `route.get("/events", [lastEventId()], (last) => reply.sse(source, { lastEventId: last }))`.
- */
-export function lastEventId(): Extractor<string | undefined, false, { headers: { "last-event-id": string }; optional: true }> {
-  return new Extractor<string | undefined, false, { headers: { "last-event-id": string }; optional: true }>(
-    "header:last-event-id",
-    (ctx) => ctx.header("last-event-id"),
-    false,
-    { parameters: [{ in: "header", name: "last-event-id", required: false, schema: { type: "string" } }] },
-  );
 }
