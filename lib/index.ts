@@ -41,7 +41,6 @@ export {
   type HeaderValue,
   type CookieOptions,
 } from "./core/reply.js";
-export { SafeHtml, raw, escapeHtml } from "./core/markup.js";
 export { lastEventId, type SseEvent, type SseSender, type SseSource, type SseSourceFunction, type SseSourceInfo, type SseOptions, type SseStream } from "./core/sse.js";
 export { ApiError, raise, registerErrorMapper, type ErrorType, type ValidationField, type ApiErrorOptions } from "./core/errors.js";
 export { createJsonLogger, silentLogger, type Logger, type LogLevelName } from "./util/logger.js";

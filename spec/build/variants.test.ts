@@ -51,6 +51,7 @@ const PROBES: Record<string, string> = {
   jobs: "JobQueue",
   service: "production",
   "db-errors": "mapDatabaseError",
+  html: "markup",
 };
 
 /** Text only a feature's code contains (beyond its export names). */
@@ -60,6 +61,7 @@ const DISTINCTIVE: Record<string, RegExp> = {
   jose: /function signJws\b/,
   jobs: /\bJobQueue = class\b|class JobQueue\b/,
   service: /function runService\b/,
+  html: /about:invalid#unsafe/,
 };
 
 const SECRET = "a-test-secret-that-is-at-least-32-bytes-long";
