@@ -40,7 +40,6 @@ export {
   type HeaderValue,
   type CookieOptions,
 } from "./core/reply.js";
-export { SafeHtml, raw, escapeHtml } from "./core/markup.js";
 export { ApiError, raise, registerErrorMapper, type ErrorType, type ValidationField, type ApiErrorOptions } from "./core/errors.js";
 export { createJsonLogger, silentLogger, type Logger, type LogLevelName } from "./util/logger.js";
 export type { InjectOptions, InjectResponse } from "./core/inject.js";

@@ -10,7 +10,7 @@ export { parseMediaType } from "./core/content-type.js";
 export { endOnDrain, type EndsOnDrain } from "./core/end-on-drain.js";
 export { errorBodyJson, MASKED_MESSAGE, newErrorId, toApiError } from "./core/errors.js";
 export { MissingValueError, type RequestInput } from "./core/extractor.js";
-export { describeHtmlState, HTML_TEXT, htmlAfterValue, htmlContext, htmlContextKey, htmlOf, isUnsafeUrlHtml, scanHtmlText, UNSAFE_URL, type HtmlContext, type HtmlState } from "./core/markup.js";
+export { brandedHtml, HTML_BRAND, type BrandedHtml } from "./core/html-brand.js";
 export { parseQueryString } from "./core/query.js";
 export { isStreamBody, JSON_TYPE, jsonReply } from "./core/reply.js";
 export { isResponseDoc } from "./core/response-contract.js";

@@ -47,7 +47,8 @@ export const FEATURES = [
   { name: "ws", entry: "lib/ws/index.ts", requires: [], description: "websockets(): RFC 6455 for route.ws routes, permessage-deflate, heartbeats, rooms" },
   { name: "cookies", entry: "lib/web/cookies/index.ts", requires: [], description: "cookieSigner() and signedCookie(): HMAC-signed cookies with key rotation" },
   { name: "session", entry: "lib/web/session/index.ts", requires: ["cookies", "stores"], description: "session() layer and sessionState(): a signed id cookie, data in a Store" },
-  { name: "templates", entry: "lib/web/templates/index.ts", requires: [], description: "templates(): HTML file templates compiled once, partials, layouts, dev reload" },
+  { name: "html", entry: "lib/web/html/index.ts", requires: [], description: "markup``: HTML escaped by context (text, attributes, URLs), SafeHtml, raw(), escapeHtml, the HTML context scanner" },
+  { name: "templates", entry: "lib/web/templates/index.ts", requires: ["html"], description: "templates(): HTML file templates compiled once, partials, layouts, dev reload" },
   { name: "multipart", entry: "lib/web/multipart/index.ts", requires: [], description: "multipart(): streaming multipart/form-data uploads to temp files or sinks, with limits" },
   { name: "static", entry: "lib/web/static/index.ts", requires: [], description: "serveStatic(): files under a prefix with ETags, ranges and precompressed siblings" },
 ];

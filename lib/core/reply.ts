@@ -5,7 +5,7 @@ import type { Readable } from "node:stream";
 import type { ApiError } from "./errors.js";
 import { fastNullProtoMap } from "../util/fast-map.js";
 import { serializeSetCookie, type CookieAttributes } from "../util/set-cookie.js";
-import { markup, SafeHtml } from "./markup.js";
+import { brandedHtml, type BrandedHtml } from "./html-brand.js";
 
 /** Options of `reply.setCookie`: path "/" and SameSite=Lax by default, host-only, session cookie. */
 export type CookieOptions = CookieAttributes;
@@ -179,24 +179,18 @@ export function text<const S extends number = 200>(body: string, status: S = 200
   return r;
 }
 
-function htmlReply<const S extends number = 200>(body: string | SafeHtml, status: S = 200 as S, headers?: Record<string, HeaderValue>): Reply<S, string> {
-  const r = new Reply<S, string>(status, typeof body === "string" ? body : body.toString(), headers);
+/**
+ * An HTML reply (text/html): a string is sent as written (the caller vouches for it), and so is
+ * branded HTML (keel/web's markup`` and raw(), see html-brand.ts). Anything else is a TypeError.
+ */
+export function html<const S extends number = 200>(body: string | BrandedHtml, status: S = 200 as S, headers?: Record<string, HeaderValue>): Reply<S, string> {
+  const text = typeof body === "string" ? body : brandedHtml(body);
+  if (text === undefined) {
+    throw new TypeError("html() takes a string or SafeHtml (keel/web: markup``, raw())");
+  }
+  const r = new Reply<S, string>(status, text, headers);
   if (r.headers["content-type"] === undefined) r.headers["content-type"] = HTML_TYPE;
   return r;
-}
-
-/**
- * Two uses. As a tag, html`<p>${name}</p>` builds SafeHtml, each value escaped for the place it
- * lands in (markup.ts); a handler may return it (200 text/html) and templates compose by
- * interpolating one in another. Called, html(body, status?, headers?) is an HTML reply.
- */
-export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml;
-export function html<const S extends number = 200>(body: string | SafeHtml, status?: S, headers?: Record<string, HeaderValue>): Reply<S, string>;
-export function html(first: string | SafeHtml | TemplateStringsArray, ...rest: unknown[]): SafeHtml | Reply {
-  if (typeof first === "object" && Array.isArray(first) && Object.hasOwn(first, "raw")) {
-    return markup(first as TemplateStringsArray, ...rest);
-  }
-  return htmlReply(first as string | SafeHtml, rest[0] as number | undefined, rest[1] as Record<string, HeaderValue> | undefined);
 }
 
 export function bytes<const S extends number = 200>(body: Uint8Array, contentType = OCTET_TYPE, status: S = 200 as S): Reply<S, Uint8Array> {
@@ -222,7 +216,7 @@ export function isStreamBody(body: ReplyBody): body is StreamBody {
 
 /**
  * Turn a handler's return value into a Reply: a Reply stays, `undefined` (a handler that returns
- * nothing) is 204, SafeHtml (html`...`) is 200 text/html, anything else is 200 JSON (a string becomes a JSON string, as SPEC `/hello`).
+ * nothing) is 204, branded HTML (keel/web's markup`...`) is 200 text/html, anything else is 200 JSON (a string becomes a JSON string, as SPEC `/hello`).
  * JSON text is written here, so a value JSON cannot represent fails inside the route's guard.
  */
 export function toReply(value: unknown): Reply {
@@ -231,7 +225,8 @@ export function toReply(value: unknown): Reply {
     return value;
   }
   if (value === undefined) return new Reply(204, null);
-  if (value instanceof SafeHtml) return htmlReply(value);
+  const markup = brandedHtml(value);
+  if (markup !== undefined) return html(markup);
   const r = jsonReply(value);
   void r.body;
   return r;
@@ -245,7 +240,7 @@ export function toReply(value: unknown): Reply {
 export const reply = Object.assign(replyWith, {
   json: jsonReply,
   text,
-  html: htmlReply,
+  html,
   bytes,
   created,
   accepted,

@@ -1,9 +1,9 @@
-// The sample's web pages: `GET /` renders the user table as an HTML page (the kernel's html``
+// The sample's web pages: `GET /` renders the user table as an HTML page (keel/web's markup``
 // tag escapes every value), styled by `/static/keel.css`, which serveStatic serves from the
 // folder shipped beside this file (lib/sample/public; the build copies it to dist/public).
 import { fileURLToPath } from "node:url";
-import { html, route, t, type SafeHtml } from "../index.js";
-import { serveStatic } from "../web/index.js";
+import { html, route, t } from "../index.js";
+import { markup, serveStatic, type SafeHtml } from "../web/index.js";
 import type { UserRecord, UserStore } from "./users.js";
 
 /** Users shown on the home page; the full table is at GET /api/v1/users, a page at a time. */
@@ -13,7 +13,7 @@ export const HOME_PAGE_USERS = 100;
 export const PUBLIC_DIR = fileURLToPath(new URL("./public/", import.meta.url));
 
 function layout(title: string, body: SafeHtml): SafeHtml {
-  return html`<!doctype html>
+  return markup`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -27,12 +27,12 @@ function layout(title: string, body: SafeHtml): SafeHtml {
 }
 
 function usersTable(users: readonly UserRecord[], total: number): SafeHtml {
-  return html`<h1>Users</h1>
-<p class="lead">${total} users in the sample's table${total > users.length ? html`, the first ${users.length} shown` : ""}.</p>
+  return markup`<h1>Users</h1>
+<p class="lead">${total} users in the sample's table${total > users.length ? markup`, the first ${users.length} shown` : ""}.</p>
 <table>
 <thead><tr><th>id</th><th>email</th></tr></thead>
 <tbody>
-${users.map((u) => html`<tr><td>${u.id}</td><td><a href="${`/users/${u.id}`}">${u.email}</a></td></tr>\n`)}</tbody>
+${users.map((u) => markup`<tr><td>${u.id}</td><td><a href="${`/users/${u.id}`}">${u.email}</a></td></tr>\n`)}</tbody>
 </table>
 <footer>The API is described at <a href="/docs">/docs</a>.</footer>`;
 }

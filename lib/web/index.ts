@@ -1,7 +1,8 @@
 // keel/web: what a web app reaches for in its first week, each a build-time feature of its own:
-// signed cookies (cookies), server-side sessions (session), static files (static), multipart
-// uploads (multipart) and file templates (templates). Setting cookies and the html`` tag are
-// the kernel's (reply.setCookie, html).
+// the markup`` tag and SafeHtml (html), signed cookies (cookies), server-side sessions (session),
+// static files (static), multipart uploads (multipart) and file templates (templates). Setting
+// cookies and the html() reply are the kernel's (reply.setCookie, html).
+export * from "./html/index.js";
 export * from "./cookies/index.js";
 export * from "./session/index.js";
 export * from "./static/index.js";

@@ -52,6 +52,7 @@ const PROBES: Record<string, string> = {
   service: "production",
   "db-errors": "mapDatabaseError",
   sse: "sse",
+  html: "markup",
 };
 
 /** Text only a feature's code contains (beyond its export names). */
@@ -62,6 +63,7 @@ const DISTINCTIVE: Record<string, RegExp> = {
   jobs: /\bJobQueue = class\b|class JobQueue\b/,
   service: /function runService\b/,
   sse: /text\/event-stream; charset=utf-8/,
+  html: /about:invalid#unsafe/,
 };
 
 const SECRET = "a-test-secret-that-is-at-least-32-bytes-long";

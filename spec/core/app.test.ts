@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ApiError, App, Reply, created, noContent, path, reply, route, silentLogger, type Layer } from "../../lib/index.js";
+import { ApiError, App, Reply, created, html, noContent, path, reply, route, silentLogger, type Layer } from "../../lib/index.js";
+import { HTML_BRAND } from "../../lib/plugin.js";
 import { captureLogger } from "../support/capture-logger.js";
 import { ERROR_ID } from "../support/http.js";
 
@@ -51,6 +52,30 @@ describe("replies from return values", () => {
     assert.equal(any.status, 418);
     assert.equal(any.headers["x-thing"], "1");
     assert.deepEqual(any.json(), { teapot: true });
+  });
+
+  it("branded HTML (keel/plugin's HTML_BRAND) is sent as is, 200 text/html; a look-alike is not", async () => {
+    const page = { [HTML_BRAND]: "<p>a &amp; b</p>" };
+    const a = app().routes(
+      route.get("/returned", [], () => page),
+      route.get("/replied", [], () => html(page, 201)),
+      route.get("/string", [], () => html("<p>as written</p>")),
+      route.get("/look-alike", [], () => ({ html: "<script>x</script>", toString: () => "<script>x</script>" })),
+      route.get("/not-a-string", [], () => ({ [HTML_BRAND]: 1 })),
+      route.get("/refused", [], () => html({ toString: () => "<script>x</script>" } as unknown as string)),
+    );
+    const returned = await a.inject({ url: "/returned" });
+    assert.deepEqual([returned.status, returned.headers["content-type"], returned.body], [200, "text/html; charset=utf-8", "<p>a &amp; b</p>"]);
+    const replied = await a.inject({ url: "/replied" });
+    assert.deepEqual([replied.status, replied.headers["content-type"], replied.body], [201, "text/html; charset=utf-8", "<p>a &amp; b</p>"]);
+    assert.equal((await a.inject({ url: "/string" })).body, "<p>as written</p>");
+    const lookAlike = await a.inject({ url: "/look-alike" });
+    assert.equal(lookAlike.headers["content-type"], "application/json");
+    assert.deepEqual(lookAlike.json(), { html: "<script>x</script>" });
+    assert.equal((await a.inject({ url: "/not-a-string" })).headers["content-type"], "application/json");
+    const refused = await a.inject({ url: "/refused" });
+    assert.equal(refused.status, 500);
+    assert.doesNotMatch(refused.body, /<script>/);
   });
 
   it("streams an async iterable", async () => {

@@ -1,4 +1,4 @@
-// The markup`` tag (lib/core/markup.ts, exported by the kernel as an overload of `html`): values
+// The markup`` tag (lib/web/html/markup.ts, exported by keel/web): values
 // escaped for the context the literal parts put them in, URL schemes refused in URL attributes,
 // script/style/event handlers closed to anything but raw(), composition by interpolation.
 import assert from "node:assert/strict";
@@ -18,7 +18,7 @@ import {
   scanHtmlText,
   UNSAFE_URL,
   type HtmlState,
-} from "../../lib/core/markup.js";
+} from "../../lib/web/html/markup.js";
 
 const DANGER = `<script>"'&</script>`;
 const ESCAPED = "&lt;script&gt;&quot;&#39;&amp;&lt;/script&gt;";

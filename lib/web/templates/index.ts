@@ -17,14 +17,14 @@
 //   {{! comment }}  {{!-- comment with }} --}}   not written
 //   \{{                        a literal "{{"
 // Paths read own properties only; `__proto__`, `constructor` and `prototype` are refused when
-// the template is compiled. Values follow the html`` tag's rule: strings and numbers escaped,
+// the template is compiled. Values follow the markup`` tag's rule: strings and numbers escaped,
 // true prints "true", null/undefined/false print nothing, arrays are concatenated, SafeHtml is
 // written as is, other objects are a TypeError (naming file and line).
 // A missing variable renders empty (in dev mode too: `{{#if x}}` on optional data is the normal
 // case). Syntax errors are SyntaxErrors "templates: <file>:<line>: …", thrown when the file is
 // compiled, never half-way through a render.
 // HTML context (template-contexts.ts): each {{ value }}, {{{ value }}} and {{> partial }} is
-// placed at compile time with the html`` tag's scanner, which follows the blocks as Go's
+// placed at compile time with the markup`` tag's scanner, which follows the blocks as Go's
 // html/template does: both branches of an {{#if}} are scanned from where it starts, and an
 // {{#each}} body from where the loop starts and from where the body ends. These are
 // SyntaxErrors (file:line):

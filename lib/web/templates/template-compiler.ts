@@ -1,10 +1,10 @@
 // A parsed template becomes a tree of closures, built once: rendering walks no syntax tree and
-// evaluates nothing. Values are written with the kernel's text-context rule (htmlOf: strings
+// evaluates nothing. Values are written with the markup`` tag's text-context rule (htmlOf: strings
 // escaped, SafeHtml kept, null/undefined/false empty, arrays concatenated, objects refused).
 // A URL attribute value holding values is rendered as one group, from just after its opening
 // quote to its closing quote (text, values and blocks alike), and checked whole: the literal
 // text and every value together, as the browser reads them.
-import { htmlOf, isUnsafeUrlHtml, UNSAFE_URL } from "../../plugin.js";
+import { htmlOf, isUnsafeUrlHtml, UNSAFE_URL } from "../html/index.js";
 import type { UrlBoundary } from "./template-contexts.js";
 import type { TemplateNode } from "./template-parser.js";
 import { lookup, type Frame, type Scope } from "./template-path.js";

@@ -26,7 +26,7 @@
 // about:invalid#unsafe instead when the rendered value is a javascript:, vbscript: or data: URL.
 // When the branches before it leave it open whether a value is a URL one (`<p {{#if c}}x{{/if}}
 // href="{{ u }}">` writes xhref or href), it is checked as one.
-import { describeHtmlState, htmlAfterValue, htmlContext, htmlContextKey, HTML_TEXT, scanHtmlText, type HtmlContext, type HtmlState } from "../../plugin.js";
+import { describeHtmlState, htmlAfterValue, htmlContext, htmlContextKey, HTML_TEXT, scanHtmlText, type HtmlContext, type HtmlState } from "../html/index.js";
 import type { TemplateNode } from "./template-parser.js";
 
 /** Inside a text node: where a checked URL attribute value starts (after its quote) or ends. */

@@ -5,7 +5,8 @@
 // watcher or timer is left running, so nothing keeps the process alive.
 import { readFileSync, statSync } from "node:fs";
 import { relative, resolve, sep } from "node:path";
-import { html, type Reply, SafeHtml } from "../../index.js";
+import { html, type Reply } from "../../index.js";
+import { SafeHtml } from "../html/index.js";
 import { isProductionEnv } from "../../plugin.js";
 import { compileNodes, MAX_DEPTH, type RenderFn } from "./template-compiler.js";
 import { checkContexts } from "./template-contexts.js";

@@ -1,18 +1,24 @@
-// What a value becomes in HTML, for the html`` tag (markup.ts) and the file templates: SafeHtml
+// What a value becomes in HTML, for the markup`` tag (markup.ts) and the file templates: SafeHtml
 // and raw(), the escapers for text, quoted and unquoted attribute values, the trusted-only rule,
 // and the URL scheme check (javascript:, vbscript:, data: except images; entities decoded first).
-/** HTML that is safe to write as is. Only `markup`, `raw` and trusted code make one. */
-export class SafeHtml {
-  // A private field is the brand: an object that merely has a toString() is not SafeHtml.
-  readonly #html: string;
+import { brandedHtml, HTML_BRAND, type BrandedHtml } from "../../plugin.js";
+
+/**
+ * HTML that is safe to write as is. Only `markup`, `raw` and trusted code make one. It carries
+ * its markup under the kernel's HTML_BRAND, so the kernel's html() reply and a handler's return
+ * value send it as is, while an object that merely has a toString() is neither here nor there.
+ */
+export class SafeHtml implements BrandedHtml {
+  readonly [HTML_BRAND]: string;
   constructor(html: string) {
-    this.#html = String(html);
+    this[HTML_BRAND] = String(html);
   }
   toString(): string {
-    return this.#html;
+    return this[HTML_BRAND];
   }
-  static is(value: unknown): value is SafeHtml {
-    return typeof value === "object" && value !== null && #html in value;
+  /** Whether a value carries the brand (a SafeHtml, or branded HTML made elsewhere). */
+  static is(value: unknown): value is BrandedHtml {
+    return brandedHtml(value) !== undefined;
   }
 }
 
@@ -70,7 +76,8 @@ export function htmlOf(value: unknown, escape: (s: string) => string = escapeHtm
       return "";
   }
   if (value === null) return "";
-  if (SafeHtml.is(value)) return escapeSafe(value.toString());
+  const safe = brandedHtml(value);
+  if (safe !== undefined) return escapeSafe(safe);
   if (Array.isArray(value)) {
     let out = "";
     for (const item of value) out += htmlOf(item, escape, escapeSafe);
@@ -82,7 +89,8 @@ export function htmlOf(value: unknown, escape: (s: string) => string = escapeHtm
 /** A value in a place where only trusted HTML may go (script, style, on*, names, comments). */
 export function trustedOnly(value: unknown, where: string): string {
   if (value === null || value === undefined || value === false) return "";
-  if (SafeHtml.is(value)) return value.toString();
+  const safe = brandedHtml(value);
+  if (safe !== undefined) return safe;
   if (Array.isArray(value)) {
     let out = "";
     for (const item of value) out += trustedOnly(item, where);
@@ -94,7 +102,8 @@ export function trustedOnly(value: unknown, where: string): string {
 /** The text the browser reads from a value written into an attribute (for the URL check). */
 export function attributeTextOf(value: unknown): string {
   if (value === null || value === undefined || value === false) return "";
-  if (SafeHtml.is(value)) return decodeEntities(value.toString());
+  const safe = brandedHtml(value);
+  if (safe !== undefined) return decodeEntities(safe);
   if (Array.isArray(value)) return value.map(attributeTextOf).join("");
   return String(value);
 }
