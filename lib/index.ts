@@ -3,7 +3,7 @@
 // (keel/openapi, keel/auth, keel/jose, keel/middleware, keel/toon, keel/jobs, keel/service,
 // keel/schema, keel/db-errors) and its own build-time feature; nothing here imports them.
 
-export { App, type AppOptions } from "./core/app.js";
+export { App, type AppOptions, type Plugin } from "./core/app.js";
 export { Context, type MatchedRoute } from "./core/context.js";
 export {
   route,
@@ -40,7 +40,7 @@ export {
   type HeaderValue,
   type CookieOptions,
 } from "./core/reply.js";
-export { ApiError, raise, registerErrorMapper, type ErrorType, type ValidationField, type ApiErrorOptions } from "./core/errors.js";
+export { ApiError, raise, type ErrorMapper, type ErrorType, type ValidationField, type ApiErrorOptions } from "./core/errors.js";
 export { createJsonLogger, silentLogger, type Logger, type LogLevelName } from "./util/logger.js";
 export type { InjectOptions, InjectResponse } from "./core/inject.js";
 export type { ListenOptions, ListeningServer } from "./server/listen.js";

@@ -8,7 +8,7 @@ export { BodyLimitError, declaredLength } from "./core/body.js";
 export { directLayer, type Chain } from "./core/chain.js";
 export { parseMediaType } from "./core/content-type.js";
 export { endOnDrain, type EndsOnDrain } from "./core/end-on-drain.js";
-export { errorBodyJson, MASKED_MESSAGE, newErrorId, toApiError } from "./core/errors.js";
+export { asApiError, errorBodyJson, MASKED_MESSAGE, newErrorId, toApiError, type KnowsApiError } from "./core/errors.js";
 export { MissingValueError, type RequestInput } from "./core/extractor.js";
 export { brandedHtml, HTML_BRAND, type BrandedHtml } from "./core/html-brand.js";
 export { parseQueryString } from "./core/query.js";

@@ -8,7 +8,7 @@ import { DEFAULT_BODY_LIMIT } from "./body.js";
 import { composeLayers, handlerStep, type Chain } from "./chain.js";
 import { Context } from "./context.js";
 import { errorReply } from "./error-reply.js";
-import { ApiError } from "./errors.js";
+import { ApiError, type ErrorMapper } from "./errors.js";
 import { endBodyOnDrain } from "./end-on-drain.js";
 import { injectRequest, type InjectOptions, type InjectResponse } from "./inject.js";
 import { listenApp, type ListenOptions, type ListeningServer } from "../server/listen.js";
@@ -50,6 +50,12 @@ export interface AppOptions {
    */
   responseValidation?: ResponseValidation;
 }
+
+/**
+ * What `app.register` installs: a function of the app (keel/openapi's `docs()`, keel/ws's
+ * `websockets()`...), or an object with a `register(app)` method (keel/service's `production()`).
+ */
+export type Plugin = ((app: App) => void) | { register(app: App): unknown };
 
 /** What the router stores per route; the chain is filled in when the app compiles. */
 interface RouteEntry {
@@ -114,6 +120,7 @@ export class App {
       maxParamLength: options.maxParamLength ?? DEFAULT_MAX_PARAM_LENGTH,
       draining: false,
       liveStreams: new Set(),
+      errorMappers: [],
       limits: DEFAULT_SERVER_LIMITS,
     };
     this.handler = (req, res) => this.handle(req, res);
@@ -155,6 +162,17 @@ export class App {
     return this;
   }
 
+  /**
+   * Map errors of a library this app uses (a database driver: keel/db-errors' mapDatabaseError)
+   * to the uniform error: tried in order for any thrown value that is neither an ApiError nor
+   * an error that knows its own answer (keel/plugin's asApiError). Adding the same function
+   * again is a no-op.
+   */
+  mapErrors(mapper: ErrorMapper): this {
+    if (!this.runtime.errorMappers.includes(mapper)) this.runtime.errorMappers.push(mapper);
+    return this;
+  }
+
   /** Run `fn` after the server drained on shutdown (before `listen`'s `closed` resolves). */
   onShutdown(fn: () => unknown): this {
     this.shutdownHooks.push(fn);
@@ -165,8 +183,9 @@ export class App {
    * Apply a plugin: a function that registers routes, layers and hooks on this app (how feature
    * entry points such as `keel/openapi`'s `docs()` attach themselves). Returns the app.
    */
-  register(plugin: (app: App) => void): this {
-    plugin(this);
+  register(plugin: Plugin): this {
+    if (typeof plugin === "function") plugin(this);
+    else plugin.register(this);
     return this;
   }
 

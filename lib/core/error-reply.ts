@@ -6,9 +6,9 @@ import { LOG_LEVELS } from "../util/logger.js";
 import { JSON_TYPE, Reply } from "./reply.js";
 
 export function errorReply(ctx: Context, thrown: unknown): Reply {
-  const err = toApiError(thrown);
-  const errorId = newErrorId();
   const rt = ctx.runtime;
+  const err = toApiError(thrown, rt.errorMappers);
+  const errorId = newErrorId();
   const reply = new Reply(err.status, errorBodyJson(err, errorId, rt.production), err.headers);
   reply.headers["content-type"] = JSON_TYPE;
   reply.error = err;

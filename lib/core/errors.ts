@@ -124,32 +124,42 @@ export function newErrorId(): string {
 
 export const MASKED_MESSAGE = "An internal error occurred";
 
-/** What an arbitrary thrown value means as an ApiError; anything unknown is a 500. */
-export function toApiError(err: unknown): ApiError {
+/**
+ * The method by which a thrown value gives its own HTTP meaning: an error class of a feature
+ * implements `[asApiError]()` (a closed job queue: 503; a lost Redis connection: 503 with
+ * Retry-After), so it maps the same in every app, with no registry. `Symbol.for`, so that errors
+ * of another copy of keel (a vendored file beside the package) are recognised too.
+ */
+export const asApiError: unique symbol = Symbol.for("keel.asApiError") as never;
+
+/** An error that knows its HTTP meaning (see asApiError). */
+export interface KnowsApiError {
+  [asApiError](): ApiError;
+}
+
+/** Maps errors of a library the app uses (a database driver...) to ApiErrors; undefined: not mine. */
+export type ErrorMapper = (err: unknown) => ApiError | undefined;
+
+const NO_MAPPERS: readonly ErrorMapper[] = [];
+
+/**
+ * What an arbitrary thrown value means as an ApiError: itself, its own `[asApiError]()`, the first
+ * answer of the app's error mappers (`app.mapErrors(...)`), and anything else is a 500.
+ */
+export function toApiError(err: unknown, mappers: readonly ErrorMapper[] = NO_MAPPERS): ApiError {
   if (err instanceof ApiError) return err;
-  const mapped = mapKnownError(err);
-  if (mapped !== undefined) return mapped;
+  if (typeof err === "object" && err !== null && typeof (err as Partial<KnowsApiError>)[asApiError] === "function") {
+    const own = (err as KnowsApiError)[asApiError]();
+    if (own instanceof ApiError) return own;
+  }
+  for (let i = 0; i < mappers.length; i++) {
+    const mapped = mappers[i]!(err);
+    if (mapped !== undefined) return mapped;
+  }
   return new ApiError(500, "internal_error", "Internal server error", {
     detail: err instanceof Error ? err.message : String(err),
     cause: err,
   });
-}
-
-/** Mappers for errors from libraries (database drivers, ...), registered by feature modules. */
-type ErrorMapper = (err: unknown) => ApiError | undefined;
-const errorMappers: ErrorMapper[] = [];
-
-/** Register a mapper once for the process (registering the same function again is a no-op). */
-export function registerErrorMapper(mapper: ErrorMapper): void {
-  if (!errorMappers.includes(mapper)) errorMappers.push(mapper);
-}
-
-function mapKnownError(err: unknown): ApiError | undefined {
-  for (let i = 0; i < errorMappers.length; i++) {
-    const mapped = errorMappers[i]!(err);
-    if (mapped !== undefined) return mapped;
-  }
-  return undefined;
 }
 
 /** The uniform body as a JSON string. Production masks every 5xx message; fields stay. */

@@ -2,6 +2,7 @@
 import type { Logger } from "../util/logger.js";
 import type { ResolvedServerLimits } from "../server/server-limits.js";
 import type { EndsOnDrain } from "./end-on-drain.js";
+import type { ErrorMapper } from "./errors.js";
 
 /**
  * How much of a declared response schema is checked on the way out. "shape" (the serializer
@@ -41,6 +42,8 @@ export interface AppRuntime {
    * elsewhere; `null` once that happened (a body started later ends at once).
    */
   liveStreams: Set<EndsOnDrain> | null;
+  /** This app's mappers of library errors (`app.mapErrors`), tried in order. */
+  errorMappers: ErrorMapper[];
   /** Connection limits of the listening server (the defaults until `listen` sets them). */
   limits: ResolvedServerLimits;
 }

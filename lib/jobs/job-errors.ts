@@ -1,7 +1,9 @@
 // The job queue's own errors. Reasons a job's AbortSignal fires (signal.reason), so handlers can
-// tell them apart, and why `enqueue` refuses a job. None of them knows about HTTP: the
-// jobErrorMapper (job-error-mapper.ts) turns the refusals into the uniform error answers.
-import type { FieldError } from "../plugin.js";
+// tell them apart, and why `enqueue` refuses a job. The two refusals know their HTTP answer
+// (keel/plugin's asApiError), so a handler that enqueues needs no try/catch in any app: a bad
+// payload is a 422 validation_error with the fields, a closed (draining) queue a 503.
+import { ApiError } from "../index.js";
+import { asApiError, type FieldError } from "../plugin.js";
 
 /** The attempt ran longer than its timeout; it counts as a failure. */
 export class JobTimeoutError extends Error {
@@ -37,6 +39,10 @@ export class JobPayloadError extends Error {
     this.name = "JobPayloadError";
     this.fields = fields;
   }
+
+  [asApiError](): ApiError {
+    return new ApiError(422, "validation_error", this.message, { fields: this.fields, cause: this });
+  }
 }
 
 /** `enqueue` (or a dead-letter retry) was refused because the queue is draining or stopped. */
@@ -44,5 +50,9 @@ export class JobQueueClosedError extends Error {
   constructor() {
     super("The job queue is shutting down");
     this.name = "JobQueueClosedError";
+  }
+
+  [asApiError](): ApiError {
+    return ApiError.serviceUnavailable(this.message, { cause: this });
   }
 }

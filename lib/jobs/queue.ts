@@ -12,7 +12,6 @@ import { createJsonLogger, type Logger } from "../index.js";
 import { LOG_LEVELS } from "../plugin.js";
 import { jobBackoffDelay, resolveJobBackoff, type JobBackoffPolicy } from "./job-backoff.js";
 import { systemJobClock, type JobClock } from "./clock.js";
-import { registerJobErrorMapper } from "./job-error-mapper.js";
 import { JobDrainError, JobLeaseLostError, JobPayloadError, JobQueueClosedError, JobTimeoutError } from "./job-errors.js";
 import { describeJobError, toJobInfo, type JobCounts, type JobInfo, type JobRecord } from "./job-record.js";
 import type { JobStore } from "./job-store.js";
@@ -103,7 +102,6 @@ export class JobQueue {
   private readonly changeListeners = new Set<(change: JobChange) => void>();
 
   constructor(options: JobQueueOptions = {}) {
-    registerJobErrorMapper();
     this.store = options.store ?? new MemoryJobStore();
     this.concurrency = options.concurrency ?? DEFAULT_JOB_CONCURRENCY;
     if (!(Number.isInteger(this.concurrency) && this.concurrency >= 1 && this.concurrency <= 10_000)) throw new RangeError("job queue: concurrency must be an integer from 1 to 10000");

@@ -2,7 +2,7 @@
 // endpoints", built only from keel's public entry points. Everything it depends on (user store,
 // job queue, logger, secrets, the production baseline) is passed in or made here for this app
 // alone, and creating it starts nothing: the job queue starts when the app listens.
-import { App, createJsonLogger, group, registerErrorMapper, type Logger, type RouteDefinition } from "../index.js";
+import { App, createJsonLogger, group, type Logger, type RouteDefinition } from "../index.js";
 import { mapDatabaseError } from "../db-errors/index.js";
 import type { JobQueue } from "../jobs/index.js";
 import { compression, cors, rateLimit, responseCache, securityHeaders, timeout } from "../middleware/index.js";
@@ -86,11 +86,11 @@ export function sampleRoutes(users: UserStore, jobs: JobQueue, secret: string, s
 export type SampleRoutes = ReturnType<typeof sampleRoutes>;
 
 export function createSampleApp(options: SampleAppOptions = {}): App {
-  // Database driver errors thrown by handlers become the uniform 409/400/404/503 (SPEC Errors rule 5).
-  registerErrorMapper(mapDatabaseError);
   const prod = options.production;
   const logger = prod?.logger ?? options.logger ?? createJsonLogger({ level: "info", write: (line) => process.stdout.write(line) });
   const app = new App({ ...(options.env === undefined ? {} : { env: options.env }), logger });
+  // Database driver errors thrown by handlers become the uniform 409/400/404/503 (SPEC Errors rule 5).
+  app.mapErrors(mapDatabaseError);
   const users = options.users ?? new UserStore();
   const shared = options.redis === undefined ? {} : redisSharedState(options.redis, options.jobLeaseMs === undefined ? {} : { jobLeaseMs: options.jobLeaseMs });
   const jobs =
@@ -106,7 +106,7 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
     // them all out of rotation would not help (the layers that need it answer 503 meanwhile).
     const redis = options.redis;
     if (redis !== undefined) prod.check("redis", () => redis.command(["PING"]), { critical: false });
-    prod.register(app);
+    app.register(prod);
   }
   // The queue runs while the app serves: started when it listens; after the HTTP drain no new
   // jobs, running ones get 8 s, the rest stay pending in the store; then the log is flushed.

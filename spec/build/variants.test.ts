@@ -147,11 +147,10 @@ results["openapi"] = [doc.status, docBody.openapi, Object.keys(docBody.paths).so
 
 // all: the mid-size app plus features the mid build lacks.
 const ALL_IMPORTS = `${MID_IMPORTS}
-import { compileSchema, mapDatabaseError, MemoryJobStore, production, registerErrorMapper, requireRole } from "./vendor/keel.js";`;
+import { compileSchema, mapDatabaseError, MemoryJobStore, production, requireRole } from "./vendor/keel.js";`;
 const ALL_BODY = `${MID_BODY}
-registerErrorMapper(mapDatabaseError);
 const unique = Object.assign(new Error("duplicate key value violates unique constraint"), { code: "23505", severity: "ERROR" });
-const extra = new App({ logger: silentLogger }).routes(
+const extra = new App({ logger: silentLogger }).mapErrors(mapDatabaseError).routes(
   route.post("/users", [], () => Promise.reject(unique)),
   route.get("/admin", { layers: [jwt({ algorithms: ["HS256"], key: SECRET })] }, [requireRole("admin")], () => "ok"),
 );

@@ -1,9 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { App, registerErrorMapper, route, silentLogger } from "../../lib/index.js";
+import { ApiError, App, route, silentLogger } from "../../lib/index.js";
 import { mapDatabaseError } from "../../lib/db-errors/index.js";
-
-registerErrorMapper(mapDatabaseError);
 import { captureLogger } from "../support/capture-logger.js";
 
 function driverError(message: string, fields: Record<string, unknown>, name = "Error"): Error {
@@ -36,7 +34,7 @@ describe("database errors map to the uniform body", () => {
   for (const [name, err, status, type] of cases) {
     it(name, async () => {
       const logger = captureLogger(0);
-      const app = new App({ logger }).route(route.get("/x", [], () => Promise.reject(err)));
+      const app = new App({ logger }).mapErrors(mapDatabaseError).route(route.get("/x", [], () => Promise.reject(err)));
       const r = await app.inject({ url: "/x" });
       assert.equal(r.status, status);
       const body = r.json<{ error: { type: string; message: string }; error_id: string }>();
@@ -52,7 +50,28 @@ describe("database errors map to the uniform body", () => {
 
   it("plain errors with unrelated codes are not mistaken for database errors", async () => {
     const e = driverError("file missing", { code: "ENOENT", syscall: "open", path: "/x" });
-    const app = new App({ logger: silentLogger }).route(route.get("/x", [], () => Promise.reject(e)));
+    const app = new App({ logger: silentLogger }).mapErrors(mapDatabaseError).route(route.get("/x", [], () => Promise.reject(e)));
     assert.equal((await app.inject({ url: "/x" })).status, 500);
+  });
+
+  it("mappers belong to an app: another app in the same process does not map", async () => {
+    const unique = driverError("duplicate key", { code: "23505", severity: "ERROR" });
+    const handler = route.get("/x", [], () => Promise.reject(unique));
+    const mapping = new App({ logger: silentLogger }).mapErrors(mapDatabaseError).mapErrors(mapDatabaseError).route(handler);
+    const plain = new App({ logger: silentLogger }).route(handler);
+    assert.equal((await mapping.inject({ url: "/x" })).status, 409);
+    assert.equal((await plain.inject({ url: "/x" })).status, 500);
+    assert.equal(mapping.runtime.errorMappers.length, 1, "adding the same mapper again is a no-op");
+  });
+
+  it("mappers are tried in order; the first answer wins", async () => {
+    const first = (err: unknown) => (err instanceof RangeError ? ApiError.badRequest("first") : undefined);
+    const second = () => ApiError.conflict("second");
+    const app = new App({ logger: silentLogger }).mapErrors(first).mapErrors(second).routes(
+      route.get("/range", [], () => Promise.reject(new RangeError("x"))),
+      route.get("/other", [], () => Promise.reject(new Error("y"))),
+    );
+    assert.equal((await app.inject({ url: "/range" })).json<{ error: { message: string } }>().error.message, "first");
+    assert.equal((await app.inject({ url: "/other" })).status, 409);
   });
 });

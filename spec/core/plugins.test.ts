@@ -35,6 +35,20 @@ describe("plugins and startup hooks", () => {
     assert.equal(r.headers["x-plugin"], "on");
   });
 
+  it("register(feature) also takes an object with a register(app) method (how production() installs)", async () => {
+    const seen: App[] = [];
+    const feature = {
+      register(a: App) {
+        seen.push(a);
+        a.routes(route.get("/from-object", [], () => "hi"));
+      },
+    };
+    const app = new App({ logger: silentLogger });
+    assert.equal(app.register(feature), app);
+    assert.deepEqual(seen, [app]);
+    assert.equal((await app.inject({ url: "/from-object" })).status, 200);
+  });
+
   it("onListen hooks run in order when listen() starts, after routes are compiled, not at inject time", async () => {
     const order: string[] = [];
     const app = new App({ logger: silentLogger })

@@ -394,6 +394,18 @@ describe("close", () => {
 });
 
 describe("error mapper", () => {
+  test("a RedisConnectionError answers 503 with retry-after by itself, with nothing registered on the app", async () => {
+    const app = new App({ logger: silentLogger }).route(
+      route.get("/down", [], () => {
+        throw new RedisConnectionError("connection lost");
+      }),
+    );
+    const res = await app.inject({ url: "/down" });
+    assert.equal(res.status, 503);
+    assert.equal(res.headers["retry-after"], "1");
+    assert.equal(redisErrorMapper(new RedisConnectionError("x"))?.status, 503);
+  });
+
   test("a RedisConnectionError thrown in a handler is a 503 with retry-after", async (t) => {
     const s = need(t);
     if (s === null) return;

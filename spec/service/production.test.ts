@@ -40,7 +40,7 @@ async function start(options: Partial<ProductionOptions> = {}, env = "developmen
   const gate = deferred();
   const started = deferred();
   const app = new App({ env });
-  prod.register(app);
+  app.register(prod);
   app.routes(
     route.get("/hello", [], () => "Hello, World!"),
     route.get("/slow", [], async () => {

@@ -6,7 +6,6 @@
 // its creation does not fail for having been quick.
 import { RedisConnection } from "./connection.js";
 import { RedisConnectionError, RedisError } from "./errors.js";
-import { registerRedisErrorMapper } from "./error-mapper.js";
 import { nextBackoffMs } from "./backoff.js";
 import { resolveOptions, type RedisClientOptions, type ResolvedOptions } from "./options.js";
 import { RedisScript, evalshaCommand, loadAndRun } from "./script.js";
@@ -54,7 +53,6 @@ export class RedisClient {
 
   constructor(urlOrOptions?: string | RedisClientOptions) {
     this.#options = resolveOptions(urlOrOptions);
-    registerRedisErrorMapper();
     this.#initial = new Promise<void>((resolve) => (this.#endInitial = resolve));
     for (let i = 0; i < this.#options.poolSize; i++) {
       const slot = new Slot();

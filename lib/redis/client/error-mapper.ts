@@ -1,20 +1,10 @@
-// A Redis outage as an HTTP answer, through the kernel's error-mapper registry: any
-// RedisConnectionError (timeouts included) thrown in a handler or layer becomes a 503
-// service_unavailable with retry-after, instead of a 500. Every client registers it (idempotent).
-import { ApiError, registerErrorMapper } from "../../index.js";
+// A Redis outage as an HTTP answer. RedisConnectionError carries its answer itself (errors.ts,
+// keel/plugin's asApiError: 503 with Retry-After), so every app maps it with no registration;
+// this function gives the same answer to code that maps errors by hand.
+import type { ApiError } from "../../index.js";
+import { asApiError } from "../../plugin.js";
 import { RedisConnectionError } from "./errors.js";
 
 export function redisErrorMapper(err: unknown): ApiError | undefined {
-  if (err instanceof RedisConnectionError) {
-    return ApiError.serviceUnavailable("A backing service is unavailable", {
-      headers: { "retry-after": "1" },
-      detail: `redis: ${err.message}`,
-      cause: err,
-    });
-  }
-  return undefined;
-}
-
-export function registerRedisErrorMapper(): void {
-  registerErrorMapper(redisErrorMapper);
+  return err instanceof RedisConnectionError ? err[asApiError]() : undefined;
 }

@@ -1,6 +1,10 @@
 // The three errors a caller of the Redis client can see. A RedisError is the server's answer
 // (the command ran and was refused); a RedisConnectionError means no answer came: not connected,
-// connection lost with the command in flight (it may or may not have run), or closed.
+// connection lost with the command in flight (it may or may not have run), or closed. A
+// RedisConnectionError (timeouts included) thrown in a handler or layer answers itself
+// (keel/plugin's asApiError): a 503 service_unavailable with Retry-After, in any app, not a 500.
+import { ApiError } from "../../index.js";
+import { asApiError } from "../../plugin.js";
 
 /** An error reply from the server. `code` is its first word: ERR, WRONGTYPE, NOSCRIPT, WRONGPASS, ... */
 export class RedisError extends Error {
@@ -25,6 +29,14 @@ export class RedisConnectionError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "RedisConnectionError";
+  }
+
+  [asApiError](): ApiError {
+    return ApiError.serviceUnavailable("A backing service is unavailable", {
+      headers: { "retry-after": "1" },
+      detail: `redis: ${this.message}`,
+      cause: this,
+    });
   }
 }
 

@@ -7,5 +7,5 @@ export type { RedisClientOptions } from "./options.js";
 export type { RedisArg, RedisReply } from "./types.js";
 export { RedisScript } from "./script.js";
 export { RedisError, RedisConnectionError, RedisTimeoutError } from "./errors.js";
-export { redisErrorMapper, registerRedisErrorMapper } from "./error-mapper.js";
+export { redisErrorMapper } from "./error-mapper.js";
 export { parseRedisUrl, type RedisUrlParts } from "./url.js";
