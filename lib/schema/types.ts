@@ -1,7 +1,5 @@
 // Public types of the schema module: the JSON Schema value, the phantom static type carried by
 // `t` schemas, field errors and the compiled-validator contract.
-import type { SchemaRegistry } from "./registry.js";
-
 import type { JsonSchema } from "./json-schema.js";
 
 export type { JsonSchema };
@@ -31,8 +29,6 @@ export interface CompileOptions {
   formats?: "assert" | "annotate";
   /** Cap on reported field errors (default 100). */
   maxErrors?: number;
-  /** Where `$ref`s to other documents (by `$id`) are resolved. */
-  registry?: SchemaRegistry;
   /** Named schemas reachable as `#/components/schemas/<name>` (what `t.ref("Name")` emits). */
   components?: Readonly<Record<string, JsonSchema>>;
   /** Generate validation code with `new Function` (default true); false forces closure compilation. */
