@@ -37,6 +37,8 @@ const CLOSURE_ONLY = new Set([
 ]);
 /** The applicators the kernel's compiler generates (what `t.union`, `t.nullable`, `t.tuple` and `t.named` emit). */
 const APPLICATORS = new Set(["allOf", "anyOf", "oneOf", "not", "prefixItems"]);
+/** The dialect the kernel's compiler implements (any other `$schema` is keel/schema's to judge). */
+const DIALECT_2020_12 = /^https:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
 const TYPES = new Set(["string", "integer", "number", "boolean", "null", "object", "array"]);
 const MAX_INLINE_DEPTH = 16;
 
@@ -46,11 +48,14 @@ function isObj(v: unknown): v is SchemaObject {
 
 /**
  * Whether this schema object's own keywords can all be generated. With `applicators` (the kernel's
- * compiler) the applicators above are generated too, and async rules are not: only keel/schema runs them.
+ * compiler) the applicators above are generated too, `$schema` may name 2020-12, and async rules
+ * are not generated: only keel/schema runs them.
  */
 export function isGeneratable(schema: SchemaObject, applicators = false): boolean {
   if (applicators) {
-    for (const key in schema) if ((CLOSURE_ONLY.has(key) && !APPLICATORS.has(key)) || key === ASYNC_KEYWORD) return false;
+    for (const key in schema) {
+      if (key === "$schema" ? !DIALECT_2020_12.test(String(schema[key])) : (CLOSURE_ONLY.has(key) && !APPLICATORS.has(key)) || key === ASYNC_KEYWORD) return false;
+    }
   } else {
     for (const key in schema) if (CLOSURE_ONLY.has(key)) return false;
   }
