@@ -5,7 +5,7 @@
 // whole required 2020-12 suite. index.ts registers it as the engine of every compileSchema call.
 import {
   coercerFor, DEFAULT_MAX_ERRORS, DEFAULT_MAX_REF_DEPTH, makeValidate, namedSchemasWithin, ValidationState,
-  type AsyncRuleAdapters, type CompiledSchema, type CompileOptions as KernelCompileOptions, type FieldError, type JsonSchema, type Static,
+  type AsyncRuleAdapters, type CompiledSchema, type CompileOptions, type FieldError, type JsonSchema, type Static,
 } from "../plugin.js";
 import { collectAsyncSites, runAsyncRules } from "./async-rules.js";
 import { CompileContext } from "./compile-context.js";
@@ -14,13 +14,10 @@ import { anonymousBase, SchemaRegistry, splitRef } from "./registry.js";
 
 const DEFAULT_ASYNC_TIMEOUT_MS = 2000;
 
-export interface CompileOptions extends KernelCompileOptions {
-  /** Where `$ref`s to other documents (by `$id`) are resolved. */
-  registry?: SchemaRegistry;
-}
-
-export function compileSchema<S extends JsonSchema>(schema: S, options: CompileOptions = {}): CompiledSchema<Static<S>> {
-  const registry = new SchemaRegistry(options.registry);
+/** The engine keel/schema registers; everything calls it through the kernel's compileSchema. */
+export function compileFull<S extends JsonSchema>(schema: S, options: CompileOptions = {}): CompiledSchema<Static<S>> {
+  // The option's type is the kernel's structural view of a registry; only SchemaRegistry makes one.
+  const registry = new SchemaRegistry(options.registry as SchemaRegistry | undefined);
   const id = isSchemaObject(schema) ? schema["$id"] : undefined;
   const base = typeof id === "string" ? splitRef(id, anonymousBase())[0] : anonymousBase();
   registry.add(schema, base);

@@ -9,11 +9,13 @@
 // call whenever any name of this module is imported (spec/build/hello-bundle.test.ts checks it
 // with esbuild for an import of `t` alone). Keep it that way.
 import { registerSchemaCompiler } from "../plugin.js";
-import { compileSchema } from "./compile.js";
+import { compileFull } from "./compile.js";
 
-registerSchemaCompiler(compileSchema);
+registerSchemaCompiler(compileFull);
 
-export { compileSchema, type CompileOptions } from "./compile.js";
+// The kernel's compileSchema, one binding for keel/schema, keel/plugin and a vendored keel.js that
+// holds them all: with this module loaded it compiles with the full engine.
+export { compileSchema, type CompileOptions, type SchemaResolver } from "../plugin.js";
 export type { AsyncRuleAdapters, CompiledSchema, FieldError, JsonSchema, Static, TSchema } from "../plugin.js";
 export type { ArrayOptions, NumberOptions, ObjectOptions, ObjectStatic, SchemaAnnotations, StringOptions, TOptional } from "../plugin.js";
 export { isOptionalSchema, kOptional, kSchemaName, schemaName, t } from "../plugin.js";

@@ -117,6 +117,7 @@ export function compileSchema<S extends JsonSchema>(schema: S, options: CompileO
 
 function compileWithKernel<S extends JsonSchema>(schema: S, options: CompileOptions): CompiledSchema<Static<S>> {
   if (options.codegen === false) throw new SchemaEngineRequired("the option codegen: false");
+  if (options.registry !== undefined) throw new SchemaEngineRequired("the option registry");
   const coerce = options.coerce === true;
   const cc = new KernelCompiler(
     { coerce, useDefaults: options.useDefaults === true },

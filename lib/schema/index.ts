@@ -1,7 +1,7 @@
 // The kernel's schema module, for the kernel's own files (core, extract) and lib/index.ts and
 // lib/plugin.ts: the `t` builder, compileSchema (kernel engine, or keel/schema's once registered),
 // the response serializer. Not a public entry: keel/schema is lib/json-schema/.
-export type { AsyncRuleAdapters, CompiledSchema, CompileOptions, FieldError, JsonSchema, Static, TSchema } from "./types.js";
+export type { AsyncRuleAdapters, CompiledSchema, CompileOptions, FieldError, JsonSchema, SchemaResolver, Static, TSchema } from "./types.js";
 export type { ArrayOptions, NumberOptions, ObjectOptions, ObjectStatic, SchemaAnnotations, StringOptions, TOptional } from "./builder.js";
 export { isOptionalSchema, kOptional, kSchemaName, refTarget, schemaName, t } from "./builder.js";
 export { compileSchema, makeValidate, namedSchemasWithin, registerSchemaCompiler, DEFAULT_MAX_ERRORS, DEFAULT_MAX_REF_DEPTH, type SchemaCompiler, type Validate } from "./compile.js";
