@@ -11,7 +11,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger } from "../lib/util/logger.js";
-import { t } from "../lib/schema/index.js";
+import { t } from "../lib/json-schema/index.js";
 import { FileJobStore, JobQueue, MemoryJobStore, defineJob, type FsyncPolicy, type JobStore } from "../lib/jobs/index.js";
 
 const quick = process.argv.includes("--quick");

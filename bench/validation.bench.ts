@@ -12,7 +12,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { compileSchema, t, type JsonSchema } from "../lib/schema/index.js";
+import { compileSchema, t, type JsonSchema } from "../lib/json-schema/index.js";
 
 const quick = process.argv.includes("--quick");
 const ROUND_MS = quick ? 60 : 250;

@@ -10,7 +10,7 @@
 export const FEATURES = [
   { name: "kernel", entry: "lib/index.ts", requires: [], description: "App, routes and groups, replies, ApiError, extractors, `t`, logger, inject, listen" },
   { name: "plugin", entry: "lib/plugin.ts", requires: [], description: "keel/plugin: what features use of the kernel (direct layers, settled replies, error and reply helpers, request-input parsers), for writing a feature of your own" },
-  { name: "schema", entry: "lib/schema/index.ts", requires: [], description: "compileSchema, SchemaRegistry, formats, async rules" },
+  { name: "schema", entry: "lib/json-schema/index.ts", requires: [], description: "the full JSON Schema 2020-12 engine, registered on import: $ref/$dynamicRef, unevaluated*, every applicator, SchemaRegistry, dialects, every format, async rules" },
   { name: "openapi", entry: "lib/openapi/index.ts", requires: [], description: "the OpenAPI 3.1 document and the docs() page" },
   { name: "toon", entry: "lib/toon/index.ts", requires: [], description: "TOON codec, toon() bodies, JSON/TOON negotiation, token estimates" },
   { name: "jose", entry: "lib/jose/index.ts", requires: [], description: "JWS/JWK/JWKS/JWT over node:crypto" },
@@ -109,7 +109,7 @@ export function resolveFeatures(names) {
 export const PACKAGE_ENTRIES = [
   { subpath: ".", entry: "lib/index.ts", out: "index" },
   { subpath: "./plugin", entry: "lib/plugin.ts", out: "plugin" },
-  { subpath: "./schema", entry: "lib/schema/index.ts", out: "schema" },
+  { subpath: "./schema", entry: "lib/json-schema/index.ts", out: "schema" },
   { subpath: "./openapi", entry: "lib/openapi/index.ts", out: "openapi" },
   { subpath: "./toon", entry: "lib/toon/index.ts", out: "toon" },
   { subpath: "./jose", entry: "lib/jose/index.ts", out: "jose" },

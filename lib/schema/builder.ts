@@ -6,7 +6,7 @@
 // The spec's rule options (`length`, `email`, `regex`, `range`) map onto the standard keywords and may
 // carry their own message, which lands in `x-messages` under the rule code.
 import type { JsonSchema, Static, TSchema } from "./types.js";
-import type { AsyncRule } from "./async-rules.js";
+import type { AsyncRule } from "./async-rule.js";
 
 /** Runtime marker set by `t.optional` (a symbol: invisible to JSON and to the validator). */
 export const kOptional: unique symbol = Symbol("keel.schema.optional");

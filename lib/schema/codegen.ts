@@ -1,18 +1,29 @@
 // Code generation for the common case: schema objects that use only "local" keywords (type,
 // properties, required, additionalProperties, items, string/number/array/object rules, const,
 // enum, format, defaults) become one straight-line function, like ajv does. Every other keyword
-// ($ref, applicators, unevaluated*, ...) makes that subschema a call into the closure compiler,
-// so both engines can be mixed freely within one schema.
+// ($ref, applicators, unevaluated*, ...) makes that subschema a call into the compiler the
+// generator is part of: keel/schema's closure compiler, so both engines mix freely within one
+// schema; or the kernel's compiler (kernel-compiler.ts), which also has the generator emit the
+// applicators `t` builds (anyOf, oneOf, allOf, not, prefixItems) and refuses the rest.
 //
 // Safety: no schema text is ever spliced into code as code. Keys, messages and literal values go
 // through JSON.stringify (valid JS string/number literals); RegExps, format checks, defaults and
 // closures are passed in the constants array `c`.
+import { ASYNC_KEYWORD } from "./async-rule.js";
 import { setOwn, coercerFor } from "./coerce.js";
-import type { NodeCompiler } from "./schema-node.js";
 import { canonicalKey, jsonEqual } from "./json-equal.js";
-import { codePointLength, isMultipleOf } from "./keywords-value.js";
 import { defaultMessages as M, requiredMessage, schemaMessage } from "./messages.js";
 import type { Check, Evaluated, ValidationState } from "./state.js";
+import { codePointLength, isMultipleOf } from "./value-rules.js";
+
+/** What the generator asks of the compiler it is part of. */
+export interface CodegenHost {
+  readonly settings: { readonly coerce: boolean; readonly useDefaults: boolean };
+  /** Set by the kernel's compiler: generate anyOf/oneOf/allOf/not/prefixItems too (it has no closures for them). */
+  readonly applicators?: boolean;
+  compile(schema: unknown, base: string, validation: boolean): Check;
+  formatCheck(name: string): ((s: string) => boolean) | undefined;
+}
 
 type SchemaObject = { readonly [k: string]: unknown };
 export type GeneratedCheck = (v: unknown, s: ValidationState, ev: Evaluated | null) => boolean;
@@ -24,6 +35,10 @@ const CLOSURE_ONLY = new Set([
   "propertyNames", "patternProperties", "prefixItems", "contains", "minContains", "maxContains",
   "unevaluatedProperties", "unevaluatedItems",
 ]);
+/** The applicators the kernel's compiler generates (what `t.union`, `t.nullable`, `t.tuple` and `t.named` emit). */
+const APPLICATORS = new Set(["allOf", "anyOf", "oneOf", "not", "prefixItems"]);
+/** The dialect the kernel's compiler implements (any other `$schema` is keel/schema's to judge). */
+const DIALECT_2020_12 = /^https:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
 const TYPES = new Set(["string", "integer", "number", "boolean", "null", "object", "array"]);
 const MAX_INLINE_DEPTH = 16;
 
@@ -31,9 +46,19 @@ function isObj(v: unknown): v is SchemaObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** Whether this schema object's own keywords can all be generated. */
-export function isGeneratable(schema: SchemaObject): boolean {
-  for (const key in schema) if (CLOSURE_ONLY.has(key)) return false;
+/**
+ * Whether this schema object's own keywords can all be generated. With `applicators` (the kernel's
+ * compiler) the applicators above are generated too, `$schema` may name 2020-12, and async rules
+ * are not generated: only keel/schema runs them.
+ */
+export function isGeneratable(schema: SchemaObject, applicators = false): boolean {
+  if (applicators) {
+    for (const key in schema) {
+      if (key === "$schema" ? !DIALECT_2020_12.test(String(schema[key])) : (CLOSURE_ONLY.has(key) && !APPLICATORS.has(key)) || key === ASYNC_KEYWORD) return false;
+    }
+  } else {
+    for (const key in schema) if (CLOSURE_ONLY.has(key)) return false;
+  }
   const type = schema["type"];
   if (type !== undefined && !(typeof type === "string" ? TYPES.has(type) : Array.isArray(type) && type.every((t) => TYPES.has(t as string)))) {
     return false;
@@ -81,7 +106,7 @@ class Generator {
   readonly out: string[] = [];
   #names = 0;
 
-  constructor(readonly cc: NodeCompiler, readonly base: string) {}
+  constructor(readonly cc: CodegenHost, readonly base: string) {}
 
   const(value: unknown): string {
     this.consts.push(value);
@@ -100,7 +125,7 @@ class Generator {
   node(schema: unknown, x: string, rel: readonly Seg[], depth: number): void {
     if (schema === true) return;
     if (schema === false) return this.fail(rel, "forbidden", "is not allowed");
-    if (!isObj(schema) || !isGeneratable(schema) || depth > MAX_INLINE_DEPTH) return this.closure(schema, x, rel);
+    if (!isObj(schema) || !isGeneratable(schema, this.cc.applicators) || depth > MAX_INLINE_DEPTH) return this.closure(schema, x, rel);
     const label = this.name("L");
     this.out.push(`${label}: {`);
     const type = schema["type"];
@@ -117,7 +142,42 @@ class Generator {
     this.guarded(only === "number" || only === "integer", `typeof ${x} === "number"`, () => this.number(schema, x, rel));
     this.guarded(only === "object", PREDICATES["object"]?.(x), () => this.object(schema, x, rel, depth));
     this.guarded(only === "array", `Array.isArray(${x})`, () => this.array(schema, x, rel, depth));
+    if (this.cc.applicators === true) this.applicators(schema, x, rel, depth);
     this.out.push("}");
+  }
+
+  /** allOf inline; anyOf/oneOf/not call their branches' checks quietly (a failed branch is a result, not an error). */
+  applicators(schema: SchemaObject, x: string, rel: readonly Seg[], depth: number): void {
+    const all = schema["allOf"];
+    if (Array.isArray(all)) for (const sub of all) this.node(sub, x, rel, depth + 1);
+    const branches = (key: string): string[] | null => {
+      const list = schema[key];
+      if (!Array.isArray(list) || list.length === 0) return null;
+      return list.map((sub) => `${this.const(this.cc.compile(sub, this.base, true) satisfies Check)}(${x}, s, null)`);
+    };
+    const any = branches("anyOf");
+    if (any !== null) {
+      const r = this.name("r");
+      this.out.push("s.quiet++;", `const ${r} = ${any.join(" || ")};`, "s.quiet--;", `if (!${r}) {`);
+      this.fail(rel, "anyOf", schemaMessage(schema, "anyOf", "must match at least one of the allowed schemas"));
+      this.out.push("}");
+    }
+    const one = branches("oneOf");
+    if (one !== null) {
+      const n = this.name("n");
+      this.out.push(`let ${n} = 0;`, "s.quiet++;", ...one.map((call) => `if (${n} < 2 && ${call}) ${n}++;`), "s.quiet--;", `if (${n} === 0) {`);
+      this.fail(rel, "oneOf", schemaMessage(schema, "oneOf", "must match exactly one of the allowed schemas"));
+      this.out.push(`} else if (${n} > 1) {`);
+      this.fail(rel, "oneOf", schemaMessage(schema, "oneOf", "must match exactly one of the allowed schemas, but matches several"));
+      this.out.push("}");
+    }
+    if (Object.hasOwn(schema, "not")) {
+      const r = this.name("r");
+      const fn = this.const(this.cc.compile(schema["not"], this.base, true) satisfies Check);
+      this.out.push("s.quiet++;", `const ${r} = ${fn}(${x}, s, null);`, "s.quiet--;", `if (${r}) {`);
+      this.fail(rel, "not", schemaMessage(schema, "not", "must not match the disallowed schema"));
+      this.out.push("}");
+    }
   }
 
   /** Runs `emit` under `if (cond)` unless the type check already proved it; drops empty blocks. */
@@ -281,16 +341,26 @@ class Generator {
       this.fail(rel, "maxItems", schemaMessage(schema, "maxItems", M.maxItems(max)));
       this.out.push("}");
     }
+    // prefixItems reaches here only from the kernel's compiler (keel/schema's handles it in closures).
+    const prefix = Array.isArray(schema["prefixItems"]) ? (schema["prefixItems"] as unknown[]) : [];
+    prefix.forEach((sub, j) => {
+      const y = this.name("v");
+      const coerce = this.cc.settings.coerce ? coercerFor(sub) : null;
+      this.out.push(`if (${x}.length > ${j}) {`, `let ${y} = ${x}[${j}];`);
+      if (coerce !== null) this.out.push(`${y} = ${x}[${j}] = ${this.const(coerce)}(${y});`);
+      this.node(sub, y, [...rel, { index: String(j) }], depth + 1);
+      this.out.push("}");
+    });
     const items = schema["items"];
     if (items === false) {
-      this.out.push(`if (${x}.length > 0) {`);
-      this.fail(rel, "items", schemaMessage(schema, "items", M.maxItems(0)));
+      this.out.push(`if (${x}.length > ${prefix.length}) {`);
+      this.fail(rel, "items", schemaMessage(schema, "items", M.maxItems(prefix.length)));
       this.out.push("}");
     } else if (items !== undefined && items !== true) {
       const i = this.name("i");
       const y = this.name("v");
       const coerce = this.cc.settings.coerce ? coercerFor(items) : null;
-      this.out.push(`for (let ${i} = 0; ${i} < ${x}.length; ${i}++) {`, `let ${y} = ${x}[${i}];`);
+      this.out.push(`for (let ${i} = ${prefix.length}; ${i} < ${x}.length; ${i}++) {`, `let ${y} = ${x}[${i}];`);
       if (coerce !== null) this.out.push(`${y} = ${x}[${i}] = ${this.const(coerce)}(${y});`);
       this.node(items, y, [...rel, { index: i }], depth + 1);
       this.out.push("}");
@@ -333,7 +403,7 @@ const helpers = {
  * twin, built on first use. Each generated function has its own call-site feedback, so many schemas
  * in one app do not make each other's calls megamorphic (a shared wrapper closure would).
  */
-export function generateCheck(schema: SchemaObject, base: string, cc: NodeCompiler, annotating: () => Check): GeneratedCheck | null {
+export function generateCheck(schema: SchemaObject, base: string, cc: CodegenHost, annotating: () => Check): GeneratedCheck | null {
   const gen = new Generator(cc, base);
   gen.node(schema, "v", [], 0);
   const body = `"use strict";\nlet twin = null;\nreturn function keelValidate(v, s, ev) {\n` +

@@ -1,25 +1,36 @@
-// compileSchema: the public entry. Compiles once (at route registration); validating is then one
-// call per value with a reused state object and no allocation unless something fails.
+// compileSchema: the one entry every schema compiles through (extractors, response contracts,
+// keel/plugin). Compiles once (at route registration); validating is then one call per value with
+// a reused state object and no allocation unless something fails.
 //
 // Two engines, measured on the create-user body with callgrind (instructions per validation,
 // deterministic; ajv 8 with allErrors for comparison): generated code 1,295 valid / 1,616 invalid,
 // closures 3,013 / 4,245, ajv 1,362 / 1,372. Closures pay for megamorphic calls between many small
-// functions; generated code inlines a whole subtree. So: code generation (codegen.ts) for every
-// subschema made of local keywords, the closure compiler (compile-context.ts) for the rest ($ref,
-// applicators, unevaluated*, $dynamicRef) and as the whole engine when `new Function` is not
-// allowed or `codegen: false` is passed. Both engines pass the whole required 2020-12 suite.
-import { collectAsyncSites, runAsyncRules } from "./async-rules.js";
+// functions; generated code inlines a whole subtree. The kernel holds the code generator and
+// compiles what `t` builds (kernel-compiler.ts). keel/schema registers the full 2020-12 engine
+// here when imported (registerSchemaCompiler): generated code for local keywords, its closure
+// compiler for the rest ($ref, applicators, unevaluated*, $dynamicRef) and as the whole engine
+// when `new Function` is not allowed or `codegen: false` is passed.
 import { schemaName } from "./builder.js";
 import { coercerFor } from "./coerce.js";
-import { CompileContext } from "./compile-context.js";
-import { isSchemaObject } from "./schema-node.js";
-import { anonymousBase, SchemaRegistry, splitRef } from "./registry.js";
+import { KernelCompiler, SchemaEngineRequired } from "./kernel-compiler.js";
 import { ValidationState, type Check } from "./state.js";
-import type { AsyncRuleAdapters, CompiledSchema, CompileOptions, FieldError, JsonSchema, Static } from "./types.js";
+import type { CompiledSchema, CompileOptions, FieldError, JsonSchema, Static } from "./types.js";
 
-const DEFAULT_MAX_ERRORS = 100;
-const DEFAULT_MAX_REF_DEPTH = 512;
-const DEFAULT_ASYNC_TIMEOUT_MS = 2000;
+export const DEFAULT_MAX_ERRORS = 100;
+export const DEFAULT_MAX_REF_DEPTH = 512;
+
+/** A schema compiler as keel/schema registers it. */
+export type SchemaCompiler = <S extends JsonSchema>(schema: S, options?: CompileOptions) => CompiledSchema<Static<S>>;
+
+let engine: SchemaCompiler | null = null;
+
+/**
+ * Installs the engine every later compileSchema call uses (keel/schema calls it when imported).
+ * Schemas already compiled keep their validators.
+ */
+export function registerSchemaCompiler(compile: SchemaCompiler): void {
+  engine = compile;
+}
 
 function depthError(): FieldError[] {
   return [{ field: "", code: "depth", message: "is nested too deeply" }];
@@ -44,13 +55,14 @@ const VALIDATE_SOURCE = `return function validate(value) {
   return ok ? null : state.errors ?? invalid();
 };`;
 
-type Validate = (value: unknown) => FieldError[] | null;
+export type Validate = (value: unknown) => FieldError[] | null;
 
 /**
- * With codegen, every schema gets its own copy of the entry function: a single shared closure
- * would see all roots at its \`root(...)\` call site and go megamorphic in an app with many routes.
+ * The validate function around a compiled root check. With codegen, every schema gets its own
+ * copy of the entry function: a single shared closure would see all roots at its `root(...)` call
+ * site and go megamorphic in an app with many routes.
  */
-function makeValidate(codegen: boolean, state: ValidationState, dynamic: boolean, base: string, root: Check): Validate {
+export function makeValidate(codegen: boolean, state: ValidationState, dynamic: boolean, base: string, root: Check): Validate {
   const factory = (codegen ? tryFunction() : null) ?? ((...args: unknown[]) => sharedValidate(...(args as Parameters<typeof sharedValidate>)));
   return factory(state, dynamic, base, root, depthError, invalid);
 }
@@ -98,34 +110,30 @@ export function namedSchemasWithin(schema: JsonSchema): Record<string, JsonSchem
   return found;
 }
 
+/** Compiles with keel/schema's engine when it is imported, else with the kernel's (what `t` builds). */
 export function compileSchema<S extends JsonSchema>(schema: S, options: CompileOptions = {}): CompiledSchema<Static<S>> {
-  const registry = new SchemaRegistry(options.registry);
-  const id = isSchemaObject(schema) ? schema["$id"] : undefined;
-  const base = typeof id === "string" ? splitRef(id, anonymousBase())[0] : anonymousBase();
-  registry.add(schema, base);
-  const cc = new CompileContext(registry, {
-    coerce: options.coerce === true,
-    useDefaults: options.useDefaults === true,
-    codegen: options.codegen !== false,
-    assertFormats: options.formats !== "annotate",
-    components: options.components ?? namedSchemasWithin(schema),
-  });
-  const root = cc.compile(schema, base, true);
-  const maxErrors = Math.max(1, options.maxErrors ?? DEFAULT_MAX_ERRORS);
-  const state = new ValidationState(maxErrors, options.maxRefDepth ?? DEFAULT_MAX_REF_DEPTH);
-  const topCoercer = options.coerce === true ? coercerFor(schema) : null;
-  const sites = collectAsyncSites(schema);
+  return engine !== null ? engine(schema, options) : compileWithKernel(schema, options);
+}
 
-  // cc.dynamic is final here: only compiling a $dynamicRef sets it, and runtime compiles need it set.
-  const validate = makeValidate(options.codegen !== false, state, cc.dynamic, base, root);
-
+function compileWithKernel<S extends JsonSchema>(schema: S, options: CompileOptions): CompiledSchema<Static<S>> {
+  if (options.codegen === false) throw new SchemaEngineRequired("the option codegen: false");
+  if (options.registry !== undefined) throw new SchemaEngineRequired("the option registry");
+  const coerce = options.coerce === true;
+  const cc = new KernelCompiler(
+    { coerce, useDefaults: options.useDefaults === true },
+    options.formats !== "annotate",
+    options.components ?? namedSchemasWithin(schema),
+  );
+  const root = cc.compile(schema);
+  const state = new ValidationState(Math.max(1, options.maxErrors ?? DEFAULT_MAX_ERRORS), options.maxRefDepth ?? DEFAULT_MAX_REF_DEPTH);
+  const topCoercer = coerce ? coercerFor(schema) : null;
+  const validate = makeValidate(true, state, false, "", root);
   return {
     schema,
     validate,
     is: (value: unknown): value is Static<S> => validate(value) === null,
     coerce: (value: unknown): unknown => (topCoercer === null ? value : topCoercer(value)),
-    hasAsyncRules: sites.length > 0,
-    runAsync: (value: unknown, adapters: AsyncRuleAdapters, timeoutMs = DEFAULT_ASYNC_TIMEOUT_MS): Promise<FieldError[]> =>
-      sites.length === 0 ? Promise.resolve([]) : runAsyncRules(sites, value, adapters, timeoutMs, maxErrors),
+    hasAsyncRules: false,
+    runAsync: (): Promise<FieldError[]> => Promise.resolve([]),
   };
 }

@@ -1,15 +1,18 @@
-// Public surface of the schema module: the `t` builder, compileSchema, the registry, async rules.
-export type { AsyncRuleAdapters, CompiledSchema, CompileOptions, FieldError, JsonSchema, Static, TSchema } from "./types.js";
+// The kernel's schema module, for the kernel's own files (core, extract) and lib/index.ts and
+// lib/plugin.ts: the `t` builder, compileSchema (kernel engine, or keel/schema's once registered),
+// the response serializer. Not a public entry: keel/schema is lib/json-schema/.
+export type { AsyncRuleAdapters, CompiledSchema, CompileOptions, FieldError, JsonSchema, SchemaResolver, Static, TSchema } from "./types.js";
 export type { ArrayOptions, NumberOptions, ObjectOptions, ObjectStatic, SchemaAnnotations, StringOptions, TOptional } from "./builder.js";
-export { isOptionalSchema, kOptional, kSchemaName, schemaName, t } from "./builder.js";
-export { compileSchema } from "./compile.js";
-export { UnsupportedDialectError } from "./compile-context.js";
-export { SchemaRegistry } from "./registry.js";
-export { schemaFormats } from "./formats.js";
-export type { SchemaFormatCheck } from "./formats.js";
-export { asyncUnique, customAsync, SchemaAsyncRuleError, ASYNC_KEYWORD } from "./async-rules.js";
-export type { AsyncRule } from "./async-rules.js";
-export { formatFieldPath } from "./state.js";
-export { publicSchema } from "./public-schema.js";
+export { isOptionalSchema, kOptional, kSchemaName, refTarget, schemaName, t } from "./builder.js";
+export { compileSchema, makeValidate, namedSchemasWithin, registerSchemaCompiler, DEFAULT_MAX_ERRORS, DEFAULT_MAX_REF_DEPTH, type SchemaCompiler, type Validate } from "./compile.js";
+export { SchemaEngineRequired } from "./kernel-compiler.js";
+export { generateCheck, isGeneratable, type CodegenHost } from "./codegen.js";
+export { coercerFor, setOwn, type Coercer } from "./coerce.js";
+export { canonicalKey, jsonEqual } from "./json-equal.js";
+export { defaultMessages, requiredMessage, schemaMessage } from "./messages.js";
+export { formatFieldPath, mergeEvaluated, newEvaluated, ValidationState, type Check, type Evaluated } from "./state.js";
+export { codePointLength, isMultipleOf } from "./value-rules.js";
+export { commonFormats, MAX_FORMAT_LENGTH, type SchemaFormatCheck } from "./formats.js";
+export { ASYNC_KEYWORD, SchemaAsyncRuleError, type AsyncRule } from "./async-rule.js";
 export { compileSerializer, SerializationMismatch } from "./serializer.js";
 export type { Serializer, SerializerOptions } from "./serializer.js";

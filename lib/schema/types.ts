@@ -1,7 +1,5 @@
 // Public types of the schema module: the JSON Schema value, the phantom static type carried by
 // `t` schemas, field errors and the compiled-validator contract.
-import type { SchemaRegistry } from "./registry.js";
-
 import type { JsonSchema } from "./json-schema.js";
 
 export type { JsonSchema };
@@ -22,6 +20,11 @@ export interface FieldError {
   message: string;
 }
 
+/** Where `$ref`s to other documents resolve: keel/schema's SchemaRegistry (only its engine reads it). */
+export interface SchemaResolver {
+  resolve(ref: string, base: string): { schema: JsonSchema; base: string } | undefined;
+}
+
 export interface CompileOptions {
   /** Coerce string inputs (query/path/header) to the schema's scalar types; wrap single values into arrays. */
   coerce?: boolean;
@@ -31,8 +34,8 @@ export interface CompileOptions {
   formats?: "assert" | "annotate";
   /** Cap on reported field errors (default 100). */
   maxErrors?: number;
-  /** Where `$ref`s to other documents (by `$id`) are resolved. */
-  registry?: SchemaRegistry;
+  /** Where `$ref`s to other documents (by `$id`) are resolved: a SchemaRegistry from keel/schema. */
+  registry?: SchemaResolver;
   /** Named schemas reachable as `#/components/schemas/<name>` (what `t.ref("Name")` emits). */
   components?: Readonly<Record<string, JsonSchema>>;
   /** Generate validation code with `new Function` (default true); false forces closure compilation. */

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { App, json, route, silentLogger, t } from "../../lib/index.js";
-import { asyncUnique, customAsync } from "../../lib/schema/index.js";
+import { asyncUnique, customAsync } from "../../lib/json-schema/index.js";
 
 type ErrorBody = { error: { type: string; message: string; fields?: Array<{ field: string; code: string; message: string }> } };
 

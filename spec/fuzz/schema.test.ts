@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { compileSchema, type JsonSchema } from "../../lib/schema/index.js";
+import { compileSchema, type JsonSchema } from "../../lib/json-schema/index.js";
 import { runProperty, type Rng } from "./property.js";
 
 type S = Record<string, unknown> | boolean;

@@ -9,7 +9,7 @@ import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { App, extractor, header, json, path, query, route, silentLogger, t } from "../../lib/index.js";
 import { buildOpenApiDocument, docsRoutes, openApiDocument } from "../../lib/openapi/index.js";
-import { compileSchema, SchemaRegistry, type CompiledSchema, type JsonSchema } from "../../lib/schema/index.js";
+import { compileSchema, SchemaRegistry, type CompiledSchema, type JsonSchema } from "../../lib/json-schema/index.js";
 import { createSampleApp } from "../../lib/sample/index.js";
 
 const repo = resolve(fileURLToPath(new URL(".", import.meta.url)), "../..");

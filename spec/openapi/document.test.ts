@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { App, extractor, header, json, optional, path, query, route, silentLogger, t, text, cookie, type RouteMeta, type RouteDefinition } from "../../lib/index.js";
-import { asyncUnique } from "../../lib/schema/index.js";
+import { asyncUnique } from "../../lib/json-schema/index.js";
 import {
   buildOpenApiDocument,
   checkRefIntegrity,

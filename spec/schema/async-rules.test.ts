@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { asyncUnique, compileSchema, customAsync, SchemaAsyncRuleError, t, type AsyncRuleAdapters } from "../../lib/schema/index.js";
+import { asyncUnique, compileSchema, customAsync, SchemaAsyncRuleError, t, type AsyncRuleAdapters } from "../../lib/json-schema/index.js";
 
 const Signup = t.object({
   email: t.string({ email: true, async: [asyncUnique({ table: "users", column: "email" })] }),

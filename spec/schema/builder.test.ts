@@ -2,7 +2,7 @@
 // mapped onto standard keywords.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { asyncUnique, isOptionalSchema, publicSchema, schemaName, t } from "../../lib/schema/index.js";
+import { asyncUnique, isOptionalSchema, publicSchema, schemaName, t } from "../../lib/json-schema/index.js";
 
 const json = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
 

@@ -1,7 +1,7 @@
 // Coercion of query/path/header strings and filling of defaults, on both engines.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { compileSchema, t, type CompileOptions, type JsonSchema } from "../../lib/schema/index.js";
+import { compileSchema, t, type CompileOptions, type JsonSchema } from "../../lib/json-schema/index.js";
 
 function bothEngines(schema: JsonSchema, options: CompileOptions, make: () => unknown): { errors: unknown; value: unknown }[] {
   return [true, false].map((codegen) => {

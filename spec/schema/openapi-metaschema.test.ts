@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { compileSchema, SchemaRegistry, type JsonSchema } from "../../lib/schema/index.js";
+import { compileSchema, SchemaRegistry, type JsonSchema } from "../../lib/json-schema/index.js";
 
 const repo = resolve(fileURLToPath(new URL(".", import.meta.url)), "../..");
 const conformance = process.env["KEEL_CONFORMANCE_DIR"] ?? resolve(repo, "../shared/conformance");

@@ -1,7 +1,7 @@
 // Hostile instances and awkward schemas: no crash, no hang, bounded output.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { schemaFormats, compileSchema, t, type JsonSchema } from "../../lib/schema/index.js";
+import { schemaFormats, compileSchema, t, type JsonSchema } from "../../lib/json-schema/index.js";
 
 function nest(depth: number, leaf: unknown, wrap: (inner: unknown) => unknown): unknown {
   let v = leaf;

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { t } from "../../lib/index.js";
-import { compileSerializer, SerializationMismatch } from "../../lib/schema/index.js";
+import { compileSerializer, SerializationMismatch } from "../../lib/json-schema/index.js";
 
 const Item = t.object({
   id: t.integer(),

@@ -3,7 +3,7 @@
 // makes sure the file runs.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { compileSchema, t, type Static } from "../../lib/schema/index.js";
+import { compileSchema, t, type Static } from "../../lib/json-schema/index.js";
 
 type Equal<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? true : false;
 function expectType<_T extends true>(): void {}

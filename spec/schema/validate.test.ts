@@ -2,7 +2,7 @@
 // engines (generated code and the closure compiler) and they must agree exactly.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { compileSchema, t, type CompileOptions, type FieldError, type JsonSchema } from "../../lib/schema/index.js";
+import { compileSchema, t, type CompileOptions, type FieldError, type JsonSchema } from "../../lib/json-schema/index.js";
 
 const engines = [
   { name: "codegen", codegen: true },

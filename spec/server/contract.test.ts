@@ -8,7 +8,7 @@ import { before, describe, it } from "node:test";
 import { silentLogger, type App, type InjectResponse } from "../../lib/index.js";
 import { signJwt } from "../../lib/jose/index.js";
 import { createSampleApp, DEV_JWT_SECRET } from "../../lib/sample/index.js";
-import { compileSchema, type CompiledSchema, type JsonSchema } from "../../lib/schema/index.js";
+import { compileSchema, type CompiledSchema, type JsonSchema } from "../../lib/json-schema/index.js";
 import { production } from "../../lib/service/index.js";
 
 interface Request {

@@ -1,8 +1,7 @@
 // A copy of a schema fit for publishing (the OpenAPI document): keel's private keywords removed.
 // `x-keel-async` names database tables and columns, which clients have no business seeing.
 // `x-message`/`x-messages` stay: they are plain `x-` extensions and tell clients the error texts.
-import { ASYNC_KEYWORD } from "./async-rules.js";
-import type { JsonSchema } from "./types.js";
+import { ASYNC_KEYWORD, type JsonSchema } from "../plugin.js";
 
 const PRIVATE_KEYWORDS = new Set([ASYNC_KEYWORD]);
 

@@ -1,9 +1,7 @@
 // Object keywords: properties/patternProperties/additionalProperties (one pass), required,
 // dependentRequired, dependentSchemas, propertyNames, min/maxProperties, and `default` filling.
-import { coercerFor, setOwn, type Coercer } from "./coerce.js";
+import { coercerFor, defaultMessages as M, requiredMessage, setOwn, type Check, type Coercer, type Evaluated } from "../plugin.js";
 import { isSchemaObject, type SchemaNode } from "./schema-node.js";
-import { defaultMessages as M, requiredMessage } from "./messages.js";
-import type { Check, Evaluated } from "./state.js";
 
 type Obj = Record<string, unknown>;
 

@@ -2,7 +2,7 @@
 // unevaluated* keywords, which see what the others evaluated through `Evaluated`.
 import { isSchemaObject, type SchemaNode } from "./schema-node.js";
 import { splitRef } from "./registry.js";
-import { mergeEvaluated, newEvaluated, type Check, type Evaluated, type ValidationState } from "./state.js";
+import { mergeEvaluated, newEvaluated, type Check, type Evaluated, type ValidationState } from "../plugin.js";
 
 function refDepthExceeded(s: ValidationState): boolean {
   if (s.refDepth < s.maxRefDepth) return false;

@@ -2,8 +2,7 @@
 // keyed by the schema object (so `$ref` cycles compile to a loop, never to infinite recursion).
 // Keyword families live in keywords-*.ts and add their checks to a node through `SchemaNode`
 // (schema-node.ts).
-import { refTarget } from "./builder.js";
-import { generateCheck, isGeneratable } from "./codegen.js";
+import { generateCheck, isGeneratable, mergeEvaluated, newEvaluated, refTarget, type Check, type Evaluated, type JsonSchema, type ValidationState } from "../plugin.js";
 import { schemaFormats } from "./formats.js";
 import { addArrayKeywords } from "./keywords-array.js";
 import { addApplicatorKeywords, addUnevaluatedKeywords } from "./keywords-applicator.js";
@@ -11,8 +10,6 @@ import { addObjectKeywords } from "./keywords-object.js";
 import { addValueKeywords } from "./keywords-value.js";
 import { isSchemaObject, SchemaNode, type CompilerSettings, type NodeCompiler, type SchemaObject } from "./schema-node.js";
 import { anonymousBase, splitRef, type ResolvedSchema, type SchemaRegistry } from "./registry.js";
-import { mergeEvaluated, newEvaluated, type Check, type Evaluated, type ValidationState } from "./state.js";
-import type { JsonSchema } from "./types.js";
 
 const VALIDATION_VOCAB = "https://json-schema.org/draft/2020-12/vocab/validation";
 const DIALECT_2020_12 = "https://json-schema.org/draft/2020-12/schema";

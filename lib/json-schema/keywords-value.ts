@@ -1,8 +1,7 @@
 // Validation-vocabulary keywords on single values: type, const, enum, string and number rules,
 // and format. Field codes: type, enum, length, regex, range, email, format, multipleOf.
+import { codePointLength, defaultMessages as M, isMultipleOf, jsonEqual } from "../plugin.js";
 import type { SchemaNode } from "./schema-node.js";
-import { jsonEqual } from "./json-equal.js";
-import { defaultMessages as M } from "./messages.js";
 
 export function typePredicate(type: string): (v: unknown) => boolean {
   switch (type) {
@@ -15,21 +14,6 @@ export function typePredicate(type: string): (v: unknown) => boolean {
     case "array": return (v) => Array.isArray(v);
     default: throw new TypeError(`unknown JSON Schema type ${JSON.stringify(type)}`);
   }
-}
-
-const HIGH_SURROGATE = /[\uD800-\uDBFF]/; // no u flag: matches lone UTF-16 units
-
-/** Code points, not UTF-16 units (2020-12 counts characters). The native regex scan is the fast path. */
-export function codePointLength(s: string): number {
-  if (!HIGH_SURROGATE.test(s)) return s.length;
-  let n = s.length;
-  for (let i = 0; i < s.length; i++) {
-    if ((s.charCodeAt(i) & 0xfc00) === 0xd800 && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n--;
-      i++;
-    }
-  }
-  return n;
 }
 
 function addType(node: SchemaNode): void {
@@ -123,18 +107,6 @@ function addFormat(node: SchemaNode): void {
 function numberKeyword(schema: SchemaNode["schema"], key: string): number | undefined {
   const v = schema[key];
   return typeof v === "number" ? v : undefined;
-}
-
-export function isMultipleOf(v: number, m: number): boolean {
-  // Integers: the remainder is exact in binary floating point, whatever their size (2^53 / 3
-  // rounds to x.5, which the tolerance below would accept).
-  if (Number.isInteger(v) && Number.isInteger(m)) return v % m === 0;
-  const q = v / m;
-  // Overflow (1e308 / 0.5): an integer is a multiple of any m whose inverse is an integer.
-  if (!Number.isFinite(q)) return Number.isInteger(v) && Number.isInteger(1 / m);
-  if (Number.isInteger(q)) return true;
-  // Decimal steps like 0.01 are not exact in binary: accept a quotient within rounding error.
-  return Math.abs(q - Math.round(q)) < 1e-9 * Math.max(1, Math.abs(q)) && Math.abs(v - Math.round(q) * m) < Math.abs(m) * 1e-9;
 }
 
 function addNumber(node: SchemaNode): void {

@@ -3,14 +3,7 @@
 // `runAsyncRules` runs them after every sync rule passed: concurrently, each with a timeout.
 // An adapter that is missing, throws or times out is a server problem, not a client one: it rejects
 // with `SchemaAsyncRuleError` (map it to 500/503), it never becomes a 422 field item.
-import { formatFieldPath } from "./state.js";
-import type { AsyncRuleAdapters, FieldError, JsonSchema } from "./types.js";
-
-export type AsyncRule =
-  | { readonly kind: "unique"; readonly table: string; readonly column: string; readonly message?: string }
-  | { readonly kind: "custom"; readonly name: string };
-
-export const ASYNC_KEYWORD = "x-keel-async";
+import { ASYNC_KEYWORD, formatFieldPath, SchemaAsyncRuleError, type AsyncRule, type AsyncRuleAdapters, type FieldError, type JsonSchema } from "../plugin.js";
 
 /** SPEC async_unique: the value must not exist yet in `table.column` (asks `adapters.db.isUnique`). */
 export function asyncUnique(options: { table: string; column: string; message?: string }): AsyncRule {
@@ -22,18 +15,6 @@ export function asyncUnique(options: { table: string; column: string; message?: 
 /** SPEC custom_async: calls `adapters.custom[name](value)`, which resolves to null or `{ code, message }`. */
 export function customAsync(name: string): AsyncRule {
   return { kind: "custom", name };
-}
-
-export class SchemaAsyncRuleError extends Error {
-  constructor(
-    readonly reason: "timeout" | "failed" | "missing_adapter",
-    readonly rule: string,
-    readonly field: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`async rule ${rule} on ${field === "" ? "the value" : field}: ${reason}`, options);
-    this.name = "SchemaAsyncRuleError";
-  }
 }
 
 /** Where async rules sit: a path of property names, prefix indexes, and "*" for every item. */

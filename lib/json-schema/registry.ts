@@ -1,6 +1,6 @@
 // Schema resources by URI: `$id`s, `$anchor`s, `$dynamicAnchor`s and JSON pointers, so `$ref` and
 // `$dynamicRef` resolve offline (meta-schemas, conformance remotes, OpenAPI schemas).
-import type { JsonSchema } from "./json-schema.js";
+import type { JsonSchema } from "../plugin.js";
 
 type SchemaObject = { readonly [k: string]: unknown };
 

@@ -1,10 +1,7 @@
 // Array keywords: prefixItems/items (one pass), contains/minContains/maxContains,
 // minItems/maxItems and uniqueItems (hashing: linear, not pairwise).
-import { coercerFor, type Coercer } from "./coerce.js";
+import { canonicalKey, coercerFor, defaultMessages as M, type Check, type Coercer } from "../plugin.js";
 import type { SchemaNode } from "./schema-node.js";
-import { canonicalKey } from "./json-equal.js";
-import { defaultMessages as M } from "./messages.js";
-import type { Check } from "./state.js";
 
 function addItems(node: SchemaNode): void {
   const schema = node.schema;

@@ -1,13 +1,11 @@
 // What a keyword family sees while compiling one schema object: the node, and the compiler it
 // calls back into (an interface, so keyword files and the code generator do not import the
 // compiler they are part of).
-import type { JsonSchema } from "./json-schema.js";
-import { schemaMessage } from "./messages.js";
+import { schemaMessage, type Check, type CodegenHost, type JsonSchema } from "../plugin.js";
 import type { ResolvedSchema, SchemaRegistry } from "./registry.js";
-import type { Check } from "./state.js";
 
 /** The compiler as keyword families and the code generator use it (CompileContext implements it). */
-export interface NodeCompiler {
+export interface NodeCompiler extends CodegenHost {
   /** Set when any `$dynamicRef` is compiled: only then do resources track the dynamic scope. */
   dynamic: boolean;
   readonly registry: SchemaRegistry;
