@@ -23,6 +23,7 @@ import { writeReply } from "../server/write.js";
 import { admitPipelined } from "../server/pipeline-guard.js";
 import { DEFAULT_SERVER_LIMITS } from "../server/server-limits.js";
 import type { UpgradeProtocol } from "./upgrade-protocol.js";
+import { defined } from "../util/defined.js";
 
 export interface AppOptions {
   /** Request body limit in bytes (default 1 MiB); routes can override it. */
@@ -106,7 +107,7 @@ export class App {
   readonly handler: (req: IncomingMessage, res: ServerResponse) => void;
 
   constructor(options: AppOptions = {}) {
-    this.router = new Router<RouteEntry>(options.maxParamLength === undefined ? {} : { maxParamLength: options.maxParamLength });
+    this.router = new Router<RouteEntry>(defined({ maxParamLength: options.maxParamLength }));
     this.runtime = {
       bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
       jsonDepth: options.jsonDepth ?? DEFAULT_JSON_DEPTH,

@@ -8,6 +8,7 @@ import { parseQueryString, type ParamMap } from "../core/query.js";
 import { compileSchema, type JsonSchema, type Static } from "../schema/index.js";
 import { Extractor, MissingValueError } from "../core/extractor.js";
 import { runValidation } from "./validate.js";
+import { defined } from "../util/defined.js";
 
 export interface BodyOptions {
   /** Apply schema `default`s to missing properties. */
@@ -56,7 +57,7 @@ const readJsonWithAppLimit = (ctx: Context): Promise<unknown> => readJson(ctx, -
 export function json(): Extractor<unknown, true, { body: { type: "json"; value: unknown } }>;
 export function json<const S extends JsonSchema>(schema: S, options?: JsonBodyOptions): Extractor<Static<S>, true, { body: { type: "json"; value: Static<S> } }>;
 export function json(schema?: JsonSchema, options: JsonBodyOptions = {}): Extractor<unknown, true, any> {
-  const body = { contentTypes: ["application/json"], required: true, ...(schema === undefined ? {} : { schema }) };
+  const body = { contentTypes: ["application/json"], required: true, ...defined({ schema }) };
   const maxElements = options.maxElements ?? -1;
   if (maxElements !== -1 && (!Number.isSafeInteger(maxElements) || maxElements < 1)) {
     throw new TypeError(`json(): maxElements must be a positive integer, got ${String(maxElements)}`);
@@ -111,7 +112,7 @@ function readForm(ctx: Context): Promise<ParamMap> {
 export function form(): Extractor<ParamMap, true, { body: { type: "form"; value: Record<string, string | readonly string[]> } }>;
 export function form<const S extends JsonSchema>(schema: S, options?: BodyOptions): Extractor<Static<S>, true, { body: { type: "form"; value: Static<S> } }>;
 export function form(schema?: JsonSchema, options: BodyOptions = {}): Extractor<unknown, true, any> {
-  const body = { contentTypes: ["application/x-www-form-urlencoded"], required: true, ...(schema === undefined ? {} : { schema }) };
+  const body = { contentTypes: ["application/x-www-form-urlencoded"], required: true, ...defined({ schema }) };
   if (schema === undefined) return new Extractor("form", readForm, true, { body, errorStatuses: [400, 413, 415] });
   const compiled = compileSchema(schema, { coerce: true, useDefaults: options.useDefaults === true });
   return new Extractor(

@@ -4,6 +4,7 @@ import type { ParamMap } from "../core/query.js";
 import { compileSchema, type JsonSchema, type Static } from "../schema/index.js";
 import { Extractor, MissingValueError } from "../core/extractor.js";
 import { runValidation } from "./validate.js";
+import { defined } from "../util/defined.js";
 
 /** A path parameter, as a string, or coerced and validated by `schema` (failure: 422). */
 export function path<const N extends string>(name: N): Extractor<string, false, { params: { [K in N]: string } }>;
@@ -14,7 +15,7 @@ export function path(name: string, schema?: JsonSchema): Extractor<unknown, fals
     if (v === undefined) throw new MissingValueError(`Missing path parameter: ${name}`);
     return v;
   };
-  const doc = { parameters: [{ in: "path" as const, name, required: true, ...(schema === undefined ? {} : { schema }) }] };
+  const doc = { parameters: [{ in: "path" as const, name, required: true, ...defined({ schema }) }] };
   if (schema === undefined) return new Extractor("path:" + name, read, false, doc);
   const compiled = compileSchema(schema, { coerce: true });
   return new Extractor("path:" + name, (ctx) => runValidation(compiled, compiled.coerce(read(ctx)), ctx, name), false, {
@@ -48,7 +49,7 @@ export function header(name: string, schema?: JsonSchema): Extractor<unknown, fa
     if (v === undefined) throw new MissingValueError(`Missing required header: ${key}`);
     return v;
   };
-  const doc = { parameters: [{ in: "header" as const, name: key, required: true, ...(schema === undefined ? {} : { schema }) }] };
+  const doc = { parameters: [{ in: "header" as const, name: key, required: true, ...defined({ schema }) }] };
   if (schema === undefined) return new Extractor("header:" + key, read, false, { ...doc, errorStatuses: [400] });
   const compiled = compileSchema(schema, { coerce: true });
   return new Extractor("header:" + key, (ctx) => runValidation(compiled, compiled.coerce(read(ctx)), ctx, key), false, {

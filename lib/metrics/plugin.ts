@@ -8,6 +8,7 @@ import { httpMetrics, type HttpMetricsOptions } from "./http-metrics.js";
 import { negotiateFormat } from "./negotiate.js";
 import { processMetrics } from "./process-metrics.js";
 import { defaultMetricsRegistry, type MetricsRegistry } from "./registry.js";
+import { defined } from "../plugin.js";
 
 export interface MetricsPluginOptions {
   /** Where the scrape route answers (default "/metrics"). */
@@ -33,7 +34,7 @@ export function metrics(options: MetricsPluginOptions = {}): (app: App) => void 
     if (options.http !== false) app.layer(httpMetrics(registry, options.http === true || options.http === undefined ? {} : options.http));
     if (options.process !== false) app.onShutdown(registry.addCollector(processMetrics()));
     app.route(
-      route.get(path, { hidden: true, summary: "Prometheus metrics", ...(options.layers === undefined ? {} : { layers: options.layers }) }, [context()], async (ctx) => {
+      route.get(path, { hidden: true, summary: "Prometheus metrics", ...defined({ layers: options.layers }) }, [context()], async (ctx) => {
         const format = negotiateFormat(ctx.header("accept"));
         const body = await registry.expose(format);
         return new Reply(200, body, { "content-type": contentTypeOf(format), vary: "accept", "cache-control": "no-store" });

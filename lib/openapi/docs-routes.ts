@@ -5,6 +5,7 @@ import { html, type Layer, Reply, route, type RouteDefinition } from "../index.j
 import { DEFAULT_API_TITLE, buildOpenApiDocument } from "./document.js";
 import { DOCS_PAGE_HEADERS, renderDocsPage } from "./docs-page.js";
 import type { DocsOptions } from "./types.js";
+import { defined } from "../plugin.js";
 
 export const DEFAULT_DOCS_PATH = "/docs";
 
@@ -27,7 +28,7 @@ export interface DocumentedApp {
 export function appDocumentOptions(app: DocumentedApp, options: DocsOptions): DocsOptions {
   const layers = options.layers ?? app.layerTable?.();
   const maxParamLength = options.maxParamLength ?? app.runtime?.maxParamLength;
-  return { ...options, ...(layers === undefined ? {} : { layers }), ...(maxParamLength === undefined ? {} : { maxParamLength }) };
+  return { ...options, ...defined({ layers, maxParamLength }) };
 }
 
 export function docsRoutes(app: DocumentedApp, options: DocsOptions = {}): RouteDefinition[] {

@@ -2,7 +2,7 @@
 // read), request body, responses (declared ones, plus the uniform error body for every status the
 // extractors, the router and the layers around the route can answer with), security.
 import { type JsonSchema, type Layer, layerDoc, type LayerDoc, type OpenApiParameterDoc, type ResponseDoc, type ResponseValue, type RouteDefinition } from "../index.js";
-import { isResponseDoc } from "../plugin.js";
+import { defined, isResponseDoc } from "../plugin.js";
 import { errorResponse, statusDescription } from "./error-schemas.js";
 import { inferPathParamSchema, paramOverrideSchema, type PathTemplate } from "./path-params.js";
 import type { SchemaCollector } from "./schema-collector.js";
@@ -148,7 +148,7 @@ function declaredResponse(status: number, value: ResponseValue, schemas: SchemaC
   // A description alone: an error status has the uniform error body, any other none.
   if (typeof value === "string") return status >= 400 ? { ...errorResponse(status), description: value } : { description: value };
   const doc: ResponseDoc = isResponseDoc(value) ? value : { schema: value };
-  if (doc.schema === undefined && status >= 400) return { ...errorResponse(status), ...(doc.description === undefined ? {} : { description: doc.description }) };
+  if (doc.schema === undefined && status >= 400) return { ...errorResponse(status), ...defined({ description: doc.description }) };
   const response: OpenApiResponse = { description: doc.description ?? statusDescription(String(status)) };
   if (doc.schema !== undefined && !NO_CONTENT.has(status) && status >= 200) {
     const schema = schemas.convert(doc.schema);
@@ -193,7 +193,7 @@ function responses(def: RouteDefinition, template: PathTemplate, schemas: Schema
       const known = byStatus.get(status);
       // An error status has the uniform error body; a layer's 304 (a cache) or other answer none.
       const fresh: OpenApiResponse = status >= 400 ? errorResponse(status) : { description: statusDescription(String(status)) };
-      const response: OpenApiResponse = known ?? { ...fresh, ...(doc.description === undefined ? {} : { description: doc.description }) };
+      const response: OpenApiResponse = known ?? { ...fresh, ...defined({ description: doc.description }) };
       if (doc.headers !== undefined) response.headers = { ...response.headers, ...doc.headers };
       byStatus.set(status, response);
     }

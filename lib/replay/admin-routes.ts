@@ -6,6 +6,7 @@
 import { ApiError, type Layer, noContent, path, query, route, type RouteDefinition, t } from "../index.js";
 import type { ReplayRecord } from "./record.js";
 import { MAX_LIST_LIMIT, type ReplayStore } from "./store.js";
+import { defined } from "../plugin.js";
 
 export const DEFAULT_ADMIN_PATH = "/admin/replays";
 
@@ -46,10 +47,9 @@ export function adminRoutes(store: ReplayStore, base: string, layers: readonly L
   return [
     route.get(base, { ...meta, summary: "List recorded requests, newest first" }, [query(ListQuery)], async (q) => {
       const records = await store.list({
-        ...(q.route === undefined ? {} : { route: q.route }),
-        ...(q.status === undefined ? {} : { status: q.status }),
+        ...defined({ route: q.route, status: q.status }),
         ...(q.since === undefined ? {} : { since: new Date(q.since) }),
-        ...(q.limit === undefined ? {} : { limit: q.limit }),
+        ...defined({ limit: q.limit }),
       });
       return { records: records.map(summarize) };
     }),

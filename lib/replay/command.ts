@@ -10,6 +10,7 @@ import { replayRecord } from "./replay-request.js";
 import { ReplayError } from "./replay-error.js";
 import type { ReplayListFilter } from "./record.js";
 import { MAX_LIST_LIMIT, type ReplayStore } from "./store.js";
+import { defined } from "../plugin.js";
 
 export interface ReplayCommandIo {
   stdout(text: string): void;
@@ -112,7 +113,7 @@ async function replayCommand(parsed: ParsedFlags, io: ReplayCommandIo, options: 
   const replayed = await replayRecord(record, {
     target,
     headers: headerFlags(parsed.flags.get("header") ?? []),
-    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...defined({ timeoutMs: options.timeoutMs }),
   });
   const diff = diffReplay(record, replayed, { ignoreHeaders: [...(options.ignoreHeaders ?? []), ...(parsed.flags.get("ignore-header") ?? [])] });
   const query = record.request.query === "" ? "" : "?" + record.request.query;

@@ -22,6 +22,7 @@ import { registerSampleGrpc, type SampleGrpcOptions } from "./grpc.js";
 import { uploadFile } from "./uploads.js";
 import { redisSharedState, type SampleSharedState } from "./shared-state.js";
 import { homePage, staticFiles } from "./web.js";
+import { defined } from "../plugin.js";
 
 export interface SampleAppOptions {
   /** KEEL_ENV (default: process.env.KEEL_ENV, as App reads it). */
@@ -67,7 +68,7 @@ export function sampleRoutes(users: UserStore, jobs: JobQueue, secret: string, s
   // Per process even with Redis: it holds the user list, and each instance has its own user table.
   const cache = responseCache({ ttlMs: 30_000 });
   const { getUser, createUser, listUsers } = userRoutes(users, cache, shared.idempotency);
-  const bucketStore = shared.rateLimit === undefined ? {} : { store: shared.rateLimit };
+  const bucketStore = defined({ store: shared.rateLimit });
   // Every route that changes something has its own, tighter budget per client (20 at once, then
   // 2 a second), on top of the generous one across /api/v1: one client cannot fill the user
   // table or the job queue, however fast it sends.
@@ -88,14 +89,14 @@ export type SampleRoutes = ReturnType<typeof sampleRoutes>;
 export function createSampleApp(options: SampleAppOptions = {}): App {
   const prod = options.production;
   const logger = prod?.logger ?? options.logger ?? createJsonLogger({ level: "info", write: (line) => process.stdout.write(line) });
-  const app = new App({ ...(options.env === undefined ? {} : { env: options.env }), logger });
+  const app = new App({ ...defined({ env: options.env }), logger });
   // Database driver errors thrown by handlers become the uniform 409/400/404/503 (SPEC Errors rule 5).
   app.mapErrors(mapDatabaseError);
   const users = options.users ?? new UserStore();
-  const shared = options.redis === undefined ? {} : redisSharedState(options.redis, options.jobLeaseMs === undefined ? {} : { jobLeaseMs: options.jobLeaseMs });
+  const shared = options.redis === undefined ? {} : redisSharedState(options.redis, defined({ jobLeaseMs: options.jobLeaseMs }));
   const jobs =
     options.jobs ??
-    createSampleJobQueue({ logger, ...(shared.jobs === undefined ? {} : { store: shared.jobs }), ...(options.reportDelayMs === undefined ? {} : { reportDelayMs: options.reportDelayMs }) });
+    createSampleJobQueue({ logger, ...defined({ store: shared.jobs, reportDelayMs: options.reportDelayMs }) });
   const secret = jwtSecretFor(app.runtime.production, options.jwtSecret);
 
   // Production baseline first: its layer (request id, span, access log) is the outermost. A queue
@@ -131,8 +132,7 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
 
   // Metrics, traffic insight and the audit log see every answer as it leaves (after the layers below).
   registerSampleObservability(app, jobs, {
-    ...(options.adminToken === undefined ? {} : { adminToken: options.adminToken }),
-    ...(options.auditDir === undefined ? {} : { auditDir: options.auditDir }),
+    ...defined({ adminToken: options.adminToken, auditDir: options.auditDir }),
   });
 
   // Global layers, outermost first: CORS answers preflights before anything else runs;
@@ -145,9 +145,7 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
   app.layer(compression());
   app.register(
     sampleReplay({
-      ...(options.adminToken === undefined ? {} : { adminToken: options.adminToken }),
-      ...(options.replayFile === undefined ? {} : { replayFile: options.replayFile }),
-      ...(options.replaySampleRate === undefined ? {} : { replaySampleRate: options.replaySampleRate }),
+      ...defined({ adminToken: options.adminToken, replayFile: options.replayFile, replaySampleRate: options.replaySampleRate }),
     }),
   );
   app.layer(securityHeaders()).layer(timeout(10_000)).layer(negotiation());

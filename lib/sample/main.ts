@@ -8,6 +8,7 @@ import { runService } from "../service/index.js";
 import { redisClient } from "../redis/index.js";
 import { createSampleApp } from "./app.js";
 import { SAMPLE_SETTINGS } from "./settings.js";
+import { defined } from "../plugin.js";
 
 // Spans go to an OTLP collector when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT says where (the OTel SDK's
 // variables: headers, service name, resource attributes, sampler); otherwise only to the log.
@@ -38,16 +39,12 @@ await runService({
     const s = config.settings;
     const app = createSampleApp({
       ...(s.redisUrl === undefined ? {} : { redis: redisClient({ url: s.redisUrl, name: "keel-sample" }) }),
-      ...(s.jobLeaseMs === undefined ? {} : { jobLeaseMs: s.jobLeaseMs }),
-      ...(s.reportDelayMs === undefined ? {} : { reportDelayMs: s.reportDelayMs }),
+      ...defined({ jobLeaseMs: s.jobLeaseMs, reportDelayMs: s.reportDelayMs }),
       env: config.env,
       production: prod,
-      ...(config.settings.jwtSecret === undefined ? {} : { jwtSecret: config.settings.jwtSecret }),
-      ...(config.settings.corsOrigins === undefined ? {} : { corsOrigins: config.settings.corsOrigins }),
+      ...defined({ jwtSecret: config.settings.jwtSecret, corsOrigins: config.settings.corsOrigins }),
       ...(config.settings.grpcPort === undefined ? {} : { grpc: { port: config.settings.grpcPort, host: config.host } }),
-      ...(config.settings.adminToken === undefined ? {} : { adminToken: config.settings.adminToken }),
-      ...(config.settings.auditDir === undefined ? {} : { auditDir: config.settings.auditDir }),
-      ...(config.settings.replayFile === undefined ? {} : { replayFile: config.settings.replayFile }),
+      ...defined({ adminToken: config.settings.adminToken, auditDir: config.settings.auditDir, replayFile: config.settings.replayFile }),
     });
     // After the HTTP drain: export what is still queued.
     if (otel !== null) app.onShutdown(() => otel.shutdown());

@@ -9,6 +9,7 @@ import { insight } from "../insight/index.js";
 import type { JobQueue } from "../jobs/index.js";
 import { jobQueueMetrics, metrics, MetricsRegistry } from "../metrics/index.js";
 import { FileReplayStore, MemoryReplayStore, replay, type ReplayPlugin } from "../replay/index.js";
+import { defined } from "../plugin.js";
 
 export interface SampleObservabilityOptions {
   /** Bearer token of the admin endpoints (at least 16 characters); none: no admin endpoints. */
@@ -37,7 +38,7 @@ export function sampleReplay(options: SampleObservabilityOptions): ReplayPlugin 
     maxResponseBody: 16 * 1024,
     store: options.replayFile === undefined ? new MemoryReplayStore({ capacity: 200 }) : new FileReplayStore({ path: options.replayFile }),
     adminPath: "/admin/replays",
-    ...(options.adminToken === undefined ? {} : { adminToken: options.adminToken }),
+    ...defined({ adminToken: options.adminToken }),
   });
 }
 
@@ -45,7 +46,7 @@ export function registerSampleObservability(app: App, jobs: JobQueue, options: S
   const registry = new MetricsRegistry();
   app.onShutdown(registry.addCollector(jobQueueMetrics(jobs, { queue: "reports" })));
   app.register(metrics({ registry, path: "/metrics" }));
-  const admin = options.adminToken === undefined ? {} : { adminToken: options.adminToken };
+  const admin = defined({ adminToken: options.adminToken });
   app.register(insight({ ...admin, adminPath: "/admin/insight" }));
   // In memory (no KEEL_AUDIT_DIR): the newest 1,000 records, so refused requests cannot grow it.
   const log = auditLog({ sink: options.auditDir === undefined ? memoryAuditSink({ maxLines: 1000 }) : fileAuditSink({ dir: options.auditDir }) });

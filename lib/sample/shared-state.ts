@@ -9,6 +9,7 @@ import type { JobStore } from "../jobs/index.js";
 import type { IdempotencyRecord, TokenBucketState } from "../middleware/index.js";
 import { RedisJobStore, redisStore, type RedisClient } from "../redis/index.js";
 import type { Store } from "../stores/index.js";
+import { defined } from "../plugin.js";
 
 export interface SampleSharedState {
   /** Rate-limit buckets (default: one MemoryStore per limiter). */
@@ -27,6 +28,6 @@ export function redisSharedState(client: RedisClient, options: { jobLeaseMs?: nu
   return {
     rateLimit: redisStore<TokenBucketState>(client, { prefix: SAMPLE_REDIS_PREFIX + "rl:" }),
     idempotency: redisStore<IdempotencyRecord>(client, { prefix: SAMPLE_REDIS_PREFIX + "idem:" }),
-    jobs: new RedisJobStore({ client, prefix: SAMPLE_REDIS_PREFIX + "jobs:", ...(options.jobLeaseMs === undefined ? {} : { leaseMs: options.jobLeaseMs }) }),
+    jobs: new RedisJobStore({ client, prefix: SAMPLE_REDIS_PREFIX + "jobs:", ...defined({ leaseMs: options.jobLeaseMs }) }),
   };
 }

@@ -3,6 +3,7 @@
 // paginated `GET /api/v1/users` (`limit` up to 100, an opaque `cursor` for the next page).
 import { ApiError, created, json, path, query, raise, route, t, type Static } from "../index.js";
 import { idempotency, type IdempotencyRecord, type ResponseCache, type Store } from "../middleware/index.js";
+import { defined } from "../plugin.js";
 
 export const User = t.named("User", t.object({ id: t.u64(), email: t.string({ format: "email" }) }));
 export const CreateUser = t.named(
@@ -94,7 +95,7 @@ export type UserRoutes = ReturnType<typeof userRoutes>;
 
 /** `idempotencyStore`: where idempotency records live (default: in memory; Redis with REDIS_URL). */
 export function userRoutes(users: UserStore, cache: ResponseCache, idempotencyStore?: Store<IdempotencyRecord>) {
-  const onceByKey = idempotency(idempotencyStore === undefined ? {} : { store: idempotencyStore });
+  const onceByKey = idempotency(defined({ store: idempotencyStore }));
   const getUser = route.get(
     "/users/{id}",
     { tag: "users", summary: "Get a user", responses: { 200: User, 400: "The id is zero", 404: "No user has this id" } },

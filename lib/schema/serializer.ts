@@ -23,6 +23,7 @@ import { refTarget } from "./builder.js";
 import { compileSchema, namedSchemasWithin } from "./compile.js";
 import { jsonEqual } from "./json-equal.js";
 import type { JsonSchema } from "./types.js";
+import { defined } from "../util/defined.js";
 
 type SchemaObject = { readonly [k: string]: unknown };
 export type Serializer = (value: unknown) => string;
@@ -469,7 +470,7 @@ function invalid(errors: ReadonlyArray<{ field: string; message: string }>): Ser
 export function compileSerializer(schema: JsonSchema, options: SerializerOptions = {}): Serializer {
   // As compileSchema does: a t.ref("Name") inside a t.named("Name") finds it without components.
   const components = options.components ?? namedSchemasWithin(schema);
-  const compiler = new SerializerCompiler(schema, components === undefined ? {} : { components });
+  const compiler = new SerializerCompiler(schema, defined({ components }));
   const root = compiler.nameFor(schema);
   const factory = new Function("c", "anyJson", "mismatch", "at", "Mismatch", "jsonEqual", "invalid", "str", compiler.source(root));
   return factory(compiler.constants, anyJson, mismatch, at, SerializationMismatch, jsonEqual, invalid, str) as Serializer;

@@ -12,7 +12,7 @@
 // with register(). Ids, spans and the access line share one layer: the baseline costs one layer.
 import type { Writable } from "node:stream";
 import type { App, Layer, Logger, LogLevelName, RouteDefinition } from "../index.js";
-import { isJsonLogger } from "../plugin.js";
+import { defined, isJsonLogger } from "../plugin.js";
 import { requestId, type RequestIdOptions } from "../shared/request-id.js";
 import { accessLog, type TraceSampler } from "./observability/access-log.js";
 import { createBufferedLogger } from "./observability/json-logger.js";
@@ -95,13 +95,6 @@ export interface ProductionOptions {
 function enabled<T extends object>(v: boolean | T | undefined): T | null {
   if (v === false) return null;
   return v === undefined || v === true ? ({} as T) : v;
-}
-
-/** The object without its undefined properties (optional options under exactOptionalPropertyTypes). */
-function defined<T extends object>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
-  return out as { [K in keyof T]?: Exclude<T[K], undefined> };
 }
 
 /** What production() built, and how to install it on an app. */

@@ -4,7 +4,7 @@
 // JSON bodies, a `__proto__` key or a `constructor.prototype` pair is refused with 400.
 import { isUtf8 } from "node:buffer";
 import { ApiError, type BodyOptions, type Context, Extractor, type JsonSchema, type Static } from "../index.js";
-import { compileSchema, MissingValueError, runValidation } from "../plugin.js";
+import { compileSchema, defined, MissingValueError, runValidation } from "../plugin.js";
 import { TOON_MEDIA_TYPE, TOON_MEDIA_TYPES, TOON_TEXT_MEDIA_TYPE } from "./negotiate.js";
 import { decodeToon, ToonError } from "./codec/index.js";
 
@@ -82,7 +82,7 @@ export function toon(): Extractor<unknown, true>;
 export function toon<const S extends JsonSchema>(schema: S, options?: ToonBodyOptions): Extractor<Static<S>, true>;
 export function toon(schema?: JsonSchema, options: ToonBodyOptions = {}): Extractor<unknown, true> {
   const strict = options.strict !== false;
-  const body = { contentTypes: TOON_MEDIA_TYPES, required: true, ...(schema === undefined ? {} : { schema }) };
+  const body = { contentTypes: TOON_MEDIA_TYPES, required: true, ...defined({ schema }) };
   if (schema === undefined) {
     return new Extractor("toon", (ctx) => readToon(ctx, strict), true, { body, errorStatuses: [400, 413, 415] });
   }

@@ -17,6 +17,7 @@ import { RespParser, type ParsedReply } from "./resp-parser.js";
 import { RedisConnectionError, RedisError, RedisTimeoutError } from "./errors.js";
 import type { RedisScript } from "./script.js";
 import type { RedisArg, RedisReply } from "./types.js";
+import { defined } from "../../plugin.js";
 
 export interface ConnectionConfig {
   host: string;
@@ -128,7 +129,7 @@ export class RedisConnection {
     let connectEvent: string;
     if (tls !== undefined) {
       const servername = isIP(host) === 0 ? host : undefined;
-      socket = tlsConnect({ host, port, ...(servername === undefined ? {} : { servername }), ...tls });
+      socket = tlsConnect({ host, port, ...defined({ servername }), ...tls });
       connectEvent = "secureConnect";
     } else {
       socket = netConnect({ host, port });

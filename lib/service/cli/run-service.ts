@@ -9,7 +9,7 @@
 //   }});
 import cluster from "node:cluster";
 import type { App } from "../../index.js";
-import { LOG_LEVELS } from "../../plugin.js";
+import { defined, LOG_LEVELS } from "../../plugin.js";
 import { createBufferedLogger } from "../observability/json-logger.js";
 import { production, type Production, type ProductionOptions } from "../production.js";
 import { runClusterPrimary } from "./cluster.js";
@@ -109,7 +109,7 @@ async function serve<S extends CliSpec>(options: RunServiceOptions<S>): Promise<
   const prod = production({
     ...options.production,
     service: options.service,
-    ...(options.version === undefined ? {} : { version: options.version }),
+    ...defined({ version: options.version }),
     level: config.logLevel,
     requestId: options.production?.requestId === false ? false : { ...(typeof options.production?.requestId === "object" ? options.production.requestId : {}), trustIncoming: config.trustRequestId },
   });

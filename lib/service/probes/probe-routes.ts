@@ -8,7 +8,7 @@
 // Probe replies carry `cache-control: no-store`. Their access-log lines are at debug level by
 // default (route config `accessLog`), so a load balancer's polling does not flood the log.
 import { context, type Context, Reply, route, type RouteDefinition, t } from "../../index.js";
-import { JSON_TYPE } from "../../plugin.js";
+import { defined, JSON_TYPE } from "../../plugin.js";
 import { HealthChecks, type HealthReport } from "./health-checks.js";
 
 export interface ProbePaths {
@@ -136,7 +136,7 @@ export function probeRoutes(options: ProbeOptions): RouteDefinition[] {
           const body = {
             status: report.status,
             service,
-            ...(version === undefined ? {} : { version }),
+            ...defined({ version }),
             uptime_s: Math.floor(process.uptime()),
             checks: report.checks,
           };

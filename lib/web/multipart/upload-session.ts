@@ -3,7 +3,7 @@
 // their sinks with backpressure, and removes what it wrote when told to (`dispose`).
 import { isUtf8 } from "node:buffer";
 import type { Writable } from "node:stream";
-import { BodyLimitError } from "../../plugin.js";
+import { BodyLimitError, defined } from "../../plugin.js";
 import { ApiError, type Context } from "../../index.js";
 import { fileTypeRefused, limitExceeded, malformed } from "./errors.js";
 import { FileTarget } from "./file-target.js";
@@ -228,7 +228,7 @@ export class UploadSession implements PartHandler {
         contentType: file.contentType,
         size: file.target.size,
         path: await file.path,
-        ...(sha256 === undefined ? {} : { sha256 }),
+        ...defined({ sha256 }),
       };
       (files[h.name] ??= []).push(uploaded);
     }
