@@ -5,7 +5,7 @@
 //   const prod = production({ service: "billing", version: "1.4.2" });
 //   prod.check("db", (signal) => db.ping({ signal }));
 //   const app = new App();
-//   prod.register(app);                       // first, so its layer is the outermost
+//   app.register(prod);                       // first, so its layer is the outermost
 //   app.routes(...);
 //
 // production() builds the parts in order (logger, checks, layer, probe routes) and returns them
