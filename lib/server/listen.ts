@@ -43,8 +43,8 @@ export interface ListenOptions extends ServerLimits {
    */
   listener?: Listener;
   /**
-   * Raw options for the server's constructor (node:http `createServer`, node:https with
-   * `https()`, `http2.createSecureServer` with `http2()`); they win over the limits above.
+   * Raw options for the server's constructor (node:http's `createServer`, or the one the
+   * listener calls: HTTPS or HTTP/2 options with keel/tls); they win over the limits above.
    */
   server?: ServerOptions | SecureServerOptions;
 }

@@ -71,7 +71,7 @@ export const HTTP_LISTENER: Listener = {
   },
 };
 
-/** node:http (and node:https) track their own connections: idle ones close, the rest finish. */
+/** node:http's servers (HTTPS ones too) track their own connections: idle ones close, the rest finish. */
 export function nodeHttpDrain(server: NetServer): ConnectionDrain {
   const s = server as NetServer & Partial<Pick<Server, "closeIdleConnections" | "closeAllConnections">>;
   return {
