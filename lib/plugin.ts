@@ -14,9 +14,12 @@ export { brandedHtml, HTML_BRAND, type BrandedHtml } from "./core/html-brand.js"
 export { parseQueryString } from "./core/query.js";
 export { isStreamBody, JSON_TYPE, jsonReply } from "./core/reply.js";
 export { isResponseDoc } from "./core/response-contract.js";
-export { resolveTlsOptions } from "./server/tls-options.js";
 export type { WebSocketAcceptor, WebSocketConnection } from "./core/upgrade.js";
 export type { UpgradeProtocol } from "./core/upgrade-protocol.js";
+export { clientErrorFor } from "./server/client-error.js";
+export { isHttp2Request } from "./server/http2-compat.js";
+export type { ConnectionDrain, Listener, ListenerBinding, ListenerServer } from "./server/listener.js";
+export { applyServerLimits, serverConstructionOptions, type ResolvedServerLimits } from "./server/server-limits.js";
 export { useWebSockets } from "./server/upgrade.js";
 export { isBodyless, settledReply } from "./server/write.js";
 export { runValidation } from "./extract/validate.js";

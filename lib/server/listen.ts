@@ -5,19 +5,18 @@
 // stops accepting, idle connections close, in-flight requests finish, and after the deadline
 // whatever is left is cut off and counted. Then the shutdown hooks run and `closed` resolves. The
 // connection limits (server-limits.ts) and the uniform answers to parser errors (client-error.ts)
-// are set here. With `tls` the server is node:https; with `tls` and `http2` it is HTTP/2 with
-// HTTP/1.1 fallback (http2-server.ts). Cleartext HTTP/2 (h2c) is not offered.
-import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from "node:http";
+// are set here. The server is plain node:http unless `listener` builds another (listener.ts):
+// HTTPS and HTTP/2 are keel/tls's `https()` and `http2()`.
+import type { IncomingMessage, Server, ServerOptions, ServerResponse } from "node:http";
 import type { SecureServerOptions } from "node:http2";
 import type { AddressInfo, Server as NetServer } from "node:net";
 import type { Duplex } from "node:stream";
 import type { AppRuntime } from "../core/runtime.js";
 import { LOG_LEVELS } from "../util/logger.js";
 import { installClientErrorHandler } from "./client-error.js";
+import { HTTP_LISTENER, nodeHttpDrain, type ConnectionDrain, type Listener } from "./listener.js";
 import { settlePeerAddresses } from "./peer-address.js";
-import { createHttp2Listener, type ConnectionDrain } from "./http2-server.js";
-import { applyServerLimits, resolveServerLimits, serverConstructionOptions, type ResolvedServerLimits, type ServerLimits } from "./server-limits.js";
-import { resolveTlsOptions, type TlsOptions } from "./tls-options.js";
+import { resolveServerLimits, type ResolvedServerLimits, type ServerLimits } from "./server-limits.js";
 
 export const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
 
@@ -38,31 +37,27 @@ export interface ListenOptions extends ServerLimits {
    */
   preStopDelay?: number;
   /**
-   * Serve HTTPS: the key and certificate (PEM), and optionally a CA, passphrase, protocol floor,
-   * ciphers... (a subset of node:tls options). The URL becomes `https://`.
+   * What builds the server (default: plain node:http). HTTPS and HTTP/2 with HTTP/1.1 fallback
+   * are `https({ key, cert })` and `http2({ key, cert })` from keel/tls; a listener of your own
+   * is an object with a scheme and `create(binding)` (keel/plugin's Listener).
    */
-  tls?: TlsOptions;
+  listener?: Listener;
   /**
-   * With `tls`: serve HTTP/2 (ALPN "h2") and HTTP/1.1 on the same port, for clients that only
-   * speak that. Requires `tls`: cleartext HTTP/2 (h2c) is not supported.
-   */
-  http2?: boolean;
-  /**
-   * Raw options for node:http `createServer` (node:https with `tls`, `http2.createSecureServer`
-   * with `http2`); they win over the limits above.
+   * Raw options for the server's constructor (node:http's `createServer`, or the one the
+   * listener calls: HTTPS or HTTP/2 options with keel/tls); they win over the limits above.
    */
   server?: ServerOptions | SecureServerOptions;
 }
 
 export interface ListeningServer<S extends NetServer = Server> {
   /**
-   * The node server: an http.Server, an https.Server with `tls`, or an Http2SecureServer with
-   * `http2` (which serves its HTTP/1.1 clients through node:http, with the same limit properties).
+   * The node server: an http.Server, or what the listener built (an https.Server with `https()`,
+   * an Http2SecureServer with `http2()`, which serves its HTTP/1.1 clients through node:http).
    */
   readonly server: S;
   readonly host: string;
   readonly port: number;
-  /** `http://host:port`, or `https://` with `tls` (IPv6 hosts in brackets). */
+  /** `http://host:port`, or `https://` with a listener whose scheme is https (IPv6 hosts in brackets). */
   readonly url: string;
   /** Start the graceful shutdown now; resolves when it is done. */
   close(): Promise<void>;
@@ -82,65 +77,47 @@ export interface Listenable {
 }
 
 /**
- * The node server for the options, with its limits and the uniform client-error answers.
- * node:https and node:http2 are loaded only when asked for (about 2 and 4 ms of startup).
+ * `listen({ tls })` and `listen({ http2 })` left the kernel: refused by name, so a TLS
+ * configuration written for them can never come up as cleartext.
  */
-async function createListener(app: Listenable, options: ListenOptions, limits: ResolvedServerLimits): Promise<{ server: NetServer; drain: ConnectionDrain }> {
-  if (options.http2 === true && options.tls === undefined) {
-    throw new TypeError("keel: listen option http2 requires tls (cleartext HTTP/2, h2c, is not supported)");
+function refuseMovedOptions(options: ListenOptions): void {
+  const moved = options as { tls?: unknown; http2?: unknown };
+  if (moved.http2 !== undefined) {
+    throw new TypeError('keel: listen option http2 moved out of the kernel: use listen({ listener: http2({ key, cert }) }) with http2 from "keel/tls"');
   }
-  if (options.tls === undefined) {
-    const server = createServer({ ...serverConstructionOptions(limits), ...(options.server as ServerOptions) }, app.handler);
-    applyServerLimits(server, limits);
-    settlePeerAddresses(server, "connection");
-    installClientErrorHandler(server, app.runtime);
-    takeUpgrades(app, server);
-    return { server, drain: http1Drain(server) };
+  if (moved.tls !== undefined) {
+    throw new TypeError('keel: listen option tls moved out of the kernel: use listen({ listener: https({ key, cert }) }) with https from "keel/tls"');
   }
-  const tls = resolveTlsOptions(options.tls);
-  if (options.http2 === true) {
-    const { createSecureServer } = await import("node:http2");
-    const { server, drain } = createHttp2Listener(createSecureServer, app.handler, limits, tls, options.server as SecureServerOptions | undefined, app.runtime.logger);
-    settlePeerAddresses(server, "secureConnection");
-    installClientErrorHandler(server, app.runtime);
-    return { server, drain };
+}
+
+/** The listener's server, with what every server gets: the uniform client-error answers and the peer address read at accept. */
+async function createServerFor(app: Listenable, listener: Listener, options: ListenOptions, limits: ResolvedServerLimits): Promise<{ server: NetServer; drain: ConnectionDrain }> {
+  if (listener === null || typeof listener !== "object" || typeof listener.create !== "function" || (listener.scheme !== "http" && listener.scheme !== "https")) {
+    throw new TypeError('keel: listen option listener must be an object with scheme ("http" or "https") and create(binding)');
   }
-  const { createServer: createHttpsServer } = await import("node:https");
-  const server = createHttpsServer({ ...tls, ...serverConstructionOptions(limits), ...(options.server as ServerOptions) }, app.handler);
-  applyServerLimits(server, limits);
-  settlePeerAddresses(server, "secureConnection");
+  const built = await listener.create({
+    handler: app.handler,
+    logger: app.runtime.logger,
+    limits,
+    serverOptions: options.server,
+    upgradeListener: app.upgradeListener,
+  });
+  const server = built.server;
+  settlePeerAddresses(server, listener.scheme === "https" ? "secureConnection" : "connection");
   installClientErrorHandler(server, app.runtime);
-  takeUpgrades(app, server);
-  return { server, drain: http1Drain(server) };
-}
-
-/**
- * Only an app with WebSocket routes listens for 'upgrade': without a listener node:http serves
- * an Upgrade request as an ordinary one. (WebSocket over HTTP/2, RFC 8441, is not offered: the
- * HTTP/2 listener's HTTP/1.1 clients are served without upgrades.)
- */
-function takeUpgrades(app: Listenable, server: Server): void {
-  const listener = app.upgradeListener;
-  if (listener !== null) server.on("upgrade", listener);
-}
-
-/** node:http (and node:https) track their own connections: idle ones close, the rest finish. */
-function http1Drain(server: Server): ConnectionDrain {
-  return {
-    begin() {},
-    closeIdle: () => server.closeIdleConnections(),
-    closeAll: () => server.closeAllConnections(),
-  };
+  return { server, drain: built.drain ?? nodeHttpDrain(server) };
 }
 
 export async function listenApp(app: Listenable, options: ListenOptions): Promise<ListeningServer> {
+  refuseMovedOptions(options);
+  const listener = options.listener ?? HTTP_LISTENER;
   const limits = resolveServerLimits(options);
   const timeout = options.shutdownTimeout ?? DEFAULT_SHUTDOWN_TIMEOUT;
   const preStopDelay = options.preStopDelay ?? 0;
   if (!Number.isSafeInteger(preStopDelay) || preStopDelay < 0) {
     throw new RangeError(`keel: listen option preStopDelay must be an integer >= 0, got ${String(preStopDelay)}`);
   }
-  const { server, drain: connections } = await createListener(app, options, limits);
+  const { server, drain: connections } = await createServerFor(app, listener, options, limits);
   app.runtime.limits = limits;
   const logger = app.runtime.logger;
   let closing: Promise<void> | null = null;
@@ -185,8 +162,7 @@ export async function listenApp(app: Listenable, options: ListenOptions): Promis
       server.off("error", reject);
       const addr = server.address() as AddressInfo;
       const host = addr.address;
-      const scheme = options.tls === undefined ? "http" : "https";
-      const url = `${scheme}://${host.includes(":") ? `[${host}]` : host}:${addr.port}`;
+      const url = `${listener.scheme}://${host.includes(":") ? `[${host}]` : host}:${addr.port}`;
       const signal = options.signal;
       if (signal !== undefined) {
         if (signal.aborted) void drain();
@@ -195,7 +171,7 @@ export async function listenApp(app: Listenable, options: ListenOptions): Promis
       if (options.shutdown !== undefined) {
         options.shutdown.then(() => void drain(), () => void drain());
       }
-      // With http2 the server is an Http2SecureServer; the type says Server (see ListeningServer).
+      // A listener's server may be another kind (an Http2SecureServer); the type says Server (see ListeningServer).
       resolve({ server: server as Server, host, port: addr.port, url, close: drain, closed });
     });
   });

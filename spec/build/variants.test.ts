@@ -51,6 +51,7 @@ const PROBES: Record<string, string> = {
   jobs: "JobQueue",
   service: "production",
   "db-errors": "mapDatabaseError",
+  tls: "https",
   sse: "sse",
   html: "markup",
 };
@@ -62,6 +63,7 @@ const DISTINCTIVE: Record<string, RegExp> = {
   jose: /function signJws\b/,
   jobs: /\bJobQueue = class\b|class JobQueue\b/,
   service: /function runService\b/,
+  tls: /\ballowHTTP1\b/,
   sse: /text\/event-stream; charset=utf-8/,
   html: /about:invalid#unsafe/,
 };

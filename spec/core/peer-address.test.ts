@@ -1,7 +1,7 @@
 // Sockets keep one hidden class whether or not a request read their peer address: keel reads it
-// at accept (lib/server/peer-address.ts). Checked with %HaveSameMap in a child with natives syntax:
-// two keep-alive connections (two sessions over HTTP/2), one of which had `ctx.remoteAddress`
-// read by a handler. A bare
+// at accept (lib/server/peer-address.ts), for plain HTTP and for keel/tls's https() and http2()
+// alike. Checked with %HaveSameMap in a child with natives syntax: two keep-alive connections
+// (two sessions over HTTP/2), one of which had `ctx.remoteAddress` read by a handler. A bare
 // node:http server doing the same is the control: its two sockets differ, which is the
 // polymorphism the read at accept prevents.
 import assert from "node:assert/strict";
@@ -10,12 +10,14 @@ import { it } from "node:test";
 import { selfSignedCertificate } from "../support/test-certificate.js";
 
 const lib = new URL("../../lib/index.ts", import.meta.url).href;
+const tlsEntry = new URL("../../lib/tls/index.ts", import.meta.url).href;
 
 const script = `
 import http from "node:http";
 import https from "node:https";
 import http2 from "node:http2";
 import { App, context, route, silentLogger } from ${JSON.stringify(lib)};
+import { http2 as http2Listener, https as httpsListener } from ${JSON.stringify(tlsEntry)};
 
 /** GET /plain then /addr on one connection, /plain on another; returns the two server sockets. */
 async function twoSockets(server, url) {
@@ -47,12 +49,12 @@ const keel = await app().listen({ port: 0 });
 const [k1, k2] = await twoSockets(keel.server, keel.url);
 await keel.close();
 const tls = { key: process.env.KEY, cert: process.env.CERT };
-const secure = await app().listen({ port: 0, tls });
+const secure = await app().listen({ port: 0, listener: httpsListener(tls) });
 const [t1, t2] = await twoSockets(secure.server, secure.url);
 await secure.close();
 
 // HTTP/2: two sessions (each its own TLS socket), /addr asked on the first only.
-const h2 = await app().listen({ port: 0, tls, http2: true });
+const h2 = await app().listen({ port: 0, listener: http2Listener(tls) });
 const h2Sockets = [];
 h2.server.on("secureConnection", (s) => h2Sockets.push(s));
 const h2get = (session, path) => new Promise((resolve, reject) => {

@@ -1,5 +1,6 @@
 // Settings of a gRPC server and of its listen() call.
-import type { Logger, TlsOptions } from "../../index.js";
+import type { Logger } from "../../index.js";
+import type { TlsOptions } from "../../tls/index.js";
 
 export const DEFAULT_MAX_RECEIVE_MESSAGE_LENGTH = 4 * 1024 * 1024;
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;

@@ -5,7 +5,8 @@
 // `shutdownTimeout`, then cancels the rest.
 import type { AddressInfo } from "node:net";
 import type { Http2SecureServer, Http2Server, Http2Session, IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
-import { isProductionEnv, resolveTlsOptions } from "../../plugin.js";
+import { isProductionEnv } from "../../plugin.js";
+import { resolveTlsOptions } from "../../tls/index.js";
 import { createJsonLogger, type Logger } from "../../index.js";
 import type { MethodDescriptor, ServiceDescriptor } from "../proto/index.js";
 import { ACCEPTED_ENCODINGS, isSupportedEncoding } from "./decompress.js";

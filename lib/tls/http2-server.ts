@@ -1,4 +1,4 @@
-// The HTTP/2 server behind `listen({ tls, http2: true })`: `http2.createSecureServer` with
+// The HTTP/2 server behind `listen({ listener: http2(tls) })`: `http2.createSecureServer` with
 // `allowHTTP1`, so ALPN picks h2 and a client that only speaks HTTP/1.1 is served by node:http's
 // own machinery on the same port. Both reach the same `app.handler`.
 //
@@ -19,26 +19,13 @@
 import type { createSecureServer as CreateSecureServer, Http2SecureServer, Http2ServerRequest, SecureServerOptions, ServerHttp2Session, ServerHttp2Stream } from "node:http2";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TLSSocket, TlsOptions as NodeTlsOptions } from "node:tls";
-import type { ResolvedServerLimits } from "./server-limits.js";
-import { clientErrorFor } from "./client-error.js";
-import { errorBodyJson, newErrorId } from "../core/errors.js";
-import { isHttp2Request } from "./http2-compat.js";
-import { LOG_LEVELS, type Logger } from "../util/logger.js";
+import type { Logger } from "../index.js";
+import { clientErrorFor, errorBodyJson, isHttp2Request, LOG_LEVELS, newErrorId, type ConnectionDrain, type ResolvedServerLimits } from "../plugin.js";
 
 /** Concurrent streams one session may open (Node's default is unbounded). */
 export const DEFAULT_MAX_CONCURRENT_STREAMS = 100;
 
-/** How a listening server's connections are retired on shutdown, whatever the protocol. */
-export interface ConnectionDrain {
-  /** Shutdown began: ask clients to stop sending new requests on open connections. */
-  begin(): void;
-  /** Close what has no request in flight (called repeatedly while draining). */
-  closeIdle(): void;
-  /** The deadline passed: cut everything off. */
-  closeAll(): void;
-}
-
-export interface Http2Listener {
+export interface BuiltHttp2Server {
   readonly server: Http2SecureServer;
   readonly drain: ConnectionDrain;
 }
@@ -54,14 +41,14 @@ interface SessionState {
   open: number;
 }
 
-export function createHttp2Listener(
+export function createHttp2Server(
   createSecureServer: typeof CreateSecureServer,
   handler: (req: IncomingMessage, res: ServerResponse) => void,
   limits: ResolvedServerLimits,
   tls: NodeTlsOptions,
   raw: SecureServerOptions | undefined,
   logger?: Logger,
-): Http2Listener {
+): BuiltHttp2Server {
   const options: SecureServerOptions = {
     ...tls,
     allowHTTP1: true,
@@ -201,7 +188,7 @@ function applyHttp1Limits(server: Http2SecureServer, limits: ResolvedServerLimit
   s["maxRequestsPerSocket"] = limits.maxRequestsPerSocket;
   // Read when the server starts listening (node:http's connection tracking).
   s["connectionsCheckingInterval"] = limits.timeoutCheckInterval;
-  // As serverConstructionOptions(): the app checks Host itself; repeated headers are joined.
+  // As keel/plugin's serverConstructionOptions(): the app checks Host itself; repeated headers are joined.
   s["requireHostHeader"] = false;
   s["joinDuplicateHeaders"] = true;
   if (limits.maxConnections > 0) server.maxConnections = limits.maxConnections;

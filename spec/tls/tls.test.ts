@@ -1,5 +1,6 @@
-// HTTPS and HTTP/2 (with HTTP/1.1 fallback over ALPN) through listen({ tls, http2 }), over real
-// sockets with a self-signed certificate made for the run.
+// HTTPS and HTTP/2 (with HTTP/1.1 fallback over ALPN) through keel/tls's listeners,
+// listen({ listener: https(tls) }) and listen({ listener: http2(tls) }), over real sockets with a
+// self-signed certificate made for the run.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { request as httpsRequest } from "node:https";
@@ -9,6 +10,8 @@ import { connect as tlsConnect } from "node:tls";
 import { after, before, describe, it } from "node:test";
 import { App, context, json, bytes, reply, route, silentLogger, stream, type ListeningServer } from "../../lib/index.js";
 import { securityHeaders } from "../../lib/middleware/index.js";
+import { http2, https } from "../../lib/tls/index.js";
+import { websockets } from "../../lib/ws/index.js";
 import { captureLogger } from "../support/capture-logger.js";
 import { ERROR_ID, send } from "../support/http.js";
 import { selfSignedCertificate } from "../support/test-certificate.js";
@@ -129,18 +132,30 @@ function testApp(logger = silentLogger): App {
   );
 }
 
-describe("listen({ tls })", () => {
-  it("refuses http2 without tls (no cleartext h2c) and tls without a key and certificate", async () => {
+describe("keel/tls listeners", () => {
+  it("check their TLS options when made: key and cert, or pfx (so h2c, HTTP/2 without TLS, cannot be asked for)", () => {
+    assert.throws(() => https({ cert }), (err: Error) => err instanceof TypeError && /key and cert/.test(err.message));
+    assert.throws(() => https({ key }), TypeError);
+    assert.throws(() => http2({ cert }), (err: Error) => err instanceof TypeError && /key and cert/.test(err.message));
+    assert.throws(() => http2(undefined as never), TypeError);
+  });
+
+  it("refuse listen({ tls }) and listen({ http2 }) without a listener, naming the replacement, instead of serving cleartext", async () => {
     const app = testApp();
-    await assert.rejects(app.listen({ port: 0, http2: true }), (err: Error) => err instanceof TypeError && /h2c/.test(err.message));
-    await assert.rejects(app.listen({ port: 0, tls: { cert } }), (err: Error) => err instanceof TypeError && /key and cert/.test(err.message));
-    await assert.rejects(app.listen({ port: 0, tls: { key } }), TypeError);
+    const refused = (option: string, replacement: string) => (err: Error) =>
+      err instanceof TypeError && err.message.includes(`listen option ${option} moved out of the kernel`) && err.message.includes(replacement) && err.message.includes('"keel/tls"');
+    const listenWith = (options: object) => app.listen({ port: 0, ...options });
+    await assert.rejects(listenWith({ tls: { key, cert } }), refused("tls", "listener: https({ key, cert })"));
+    await assert.rejects(listenWith({ tls: { key, cert }, http2: true }), refused("http2", "listener: http2({ key, cert })"));
+    await assert.rejects(listenWith({ http2: true }), refused("http2", "listener: http2({ key, cert })"));
+    // Even beside a listener: the old option would otherwise be silently ignored.
+    await assert.rejects(listenWith({ tls: { key, cert }, listener: https({ key, cert }) }), refused("tls", "https"));
   });
 
   describe("HTTPS", () => {
     let server: ListeningServer;
     before(async () => {
-      server = await testApp().listen({ port: 0, tls: { key, cert } });
+      server = await testApp().listen({ port: 0, listener: https({ key, cert }) });
     });
     after(() => server.close());
 
@@ -178,7 +193,7 @@ describe("listen({ tls })", () => {
     let server: ListeningServer;
     let session: ClientHttp2Session;
     before(async () => {
-      server = await testApp().listen({ port: 0, tls: { key, cert }, http2: true });
+      server = await testApp().listen({ port: 0, listener: http2({ key, cert }) });
       session = await h2Session(server.url);
     });
     after(async () => {
@@ -300,21 +315,48 @@ describe("listen({ tls })", () => {
     });
   });
 
+  describe("WebSocket upgrades over https()", () => {
+    it("hands an Upgrade request to the app's WebSocket route and switches protocols on the TLS socket", async () => {
+      const app = new App({ logger: silentLogger }).register(websockets()).routes(route.ws("/ws", [], (ws) => void ws.send("hi")));
+      const server = await app.listen({ port: 0, listener: https({ key, cert }) });
+      try {
+        const head = await new Promise<string>((resolve, reject) => {
+          const socket = tlsConnect({ port: server.port, host: "127.0.0.1", ca: cert, servername: "localhost" }, () => {
+            socket.write("GET /ws HTTP/1.1\r\nhost: localhost\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-version: 13\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n");
+          });
+          let text = "";
+          socket.on("data", (d: Buffer) => {
+            text += d.toString("latin1");
+            if (text.includes("\r\n\r\n")) {
+              socket.destroy();
+              resolve(text);
+            }
+          });
+          socket.on("error", reject);
+        });
+        assert.match(head, /^HTTP\/1\.1 101 /);
+        assert.match(head, /sec-websocket-accept: s3pPLMBiTxaQ9kYGzzhZRbK\+xOo=/i);
+      } finally {
+        await server.close();
+      }
+    });
+  });
+
   describe("HSTS from securityHeaders()", () => {
     const build = () => testApp().layer(securityHeaders());
 
     it("is sent over HTTPS and over HTTP/2", async () => {
-      const https = await build().listen({ port: 0, tls: { key, cert } });
-      const h2server = await build().listen({ port: 0, tls: { key, cert }, http2: true });
+      const secure = await build().listen({ port: 0, listener: https({ key, cert }) });
+      const h2server = await build().listen({ port: 0, listener: http2({ key, cert }) });
       try {
-        const r = await httpsSend(https.url + "/hello");
+        const r = await httpsSend(secure.url + "/hello");
         assert.equal(r.headers["strict-transport-security"], "max-age=15552000; includeSubDomains");
         const s = await h2Session(h2server.url);
         const r2 = await h2Send(s, { ":path": "/hello" });
         s.close();
         assert.equal(r2.headers["strict-transport-security"], "max-age=15552000; includeSubDomains");
       } finally {
-        await https.close();
+        await secure.close();
         await h2server.close();
       }
     });
@@ -343,7 +385,7 @@ describe("listen({ tls })", () => {
         await release.promise;
         return { done: true };
       }));
-      const server = await app.listen({ port: 0, tls: { key, cert }, http2: true });
+      const server = await app.listen({ port: 0, listener: http2({ key, cert }) });
       const session = await h2Session(server.url);
       let goaway = false;
       session.on("goaway", () => (goaway = true));
@@ -371,7 +413,7 @@ describe("listen({ tls })", () => {
 
     it("answers HTTP/1.1 fallback clients with connection: close while draining", async () => {
       const app = testApp();
-      const server = await app.listen({ port: 0, tls: { key, cert }, http2: true, preStopDelay: 200 });
+      const server = await app.listen({ port: 0, listener: http2({ key, cert }), preStopDelay: 200 });
       const closing = server.close();
       const r = await httpsSend(server.url + "/hello");
       assert.equal(r.status, 200);
@@ -390,7 +432,7 @@ describe("listen({ tls })", () => {
 
     it("cuts off a stream still open at the deadline", async () => {
       const app = testApp().route(route.get("/never", [], () => new Promise<never>(() => {})));
-      const server = await app.listen({ port: 0, tls: { key, cert }, http2: true, shutdownTimeout: 100 });
+      const server = await app.listen({ port: 0, listener: http2({ key, cert }), shutdownTimeout: 100 });
       const session = await h2Session(server.url);
       session.on("error", () => {});
       const outcome = h2Send(session, { ":path": "/never" }).then(() => "answered", () => "cut off");
@@ -415,7 +457,7 @@ describe("listen({ tls })", () => {
         stopped = true;
       }
     })(), "text/plain")));
-    const server = await app.listen({ port: 0, tls: { key, cert }, http2: true });
+    const server = await app.listen({ port: 0, listener: http2({ key, cert }) });
     try {
       const session = await h2Session(server.url);
       const req = session.request({ ":path": "/forever" });
@@ -441,7 +483,7 @@ describe("listen({ tls })", () => {
     const app = new App({ logger: silentLogger })
       .layer((ctx, next) => next(ctx).then((r) => (outcome.push(`${r.status}`), r)))
       .routes(route.post("/upload", [bytes()], (b) => (seen.push(b.length), { n: b.length })));
-    const server = await app.listen({ port: 0, tls: { key, cert }, http2: true });
+    const server = await app.listen({ port: 0, listener: http2({ key, cert }) });
     try {
       const session = await h2Session(server.url);
       const req = session.request({ ":method": "POST", ":path": "/upload" }, { endStream: false });
@@ -507,7 +549,7 @@ describe("listen({ tls })", () => {
             return { slow: true };
           }),
         );
-      server = await app.listen({ port: 0, tls: { key, cert }, http2: true, requestTimeout: REQUEST_TIMEOUT, headersTimeout: REQUEST_TIMEOUT });
+      server = await app.listen({ port: 0, listener: http2({ key, cert }), requestTimeout: REQUEST_TIMEOUT, headersTimeout: REQUEST_TIMEOUT });
       session = await h2Session(server.url);
     });
     after(async () => {

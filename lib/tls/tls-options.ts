@@ -1,6 +1,7 @@
-// The TLS settings `listen({ tls })` takes: the subset of node:tls options a server needs (its
-// key and certificate, a CA for client certificates, the protocol floor and ciphers), checked at
-// listen() so a missing key fails at startup rather than at the first handshake.
+// The TLS settings `https()` and `http2()` take (and keel/grpc's listen({ tls })): the subset of
+// node:tls options a server needs (its key and certificate, a CA for client certificates, the
+// protocol floor and ciphers), checked when the listener is made so a missing key fails at
+// startup rather than at the first handshake.
 import type { SecureContextOptions, TlsOptions as NodeTlsOptions } from "node:tls";
 
 type PemInput = string | Buffer | Array<string | Buffer>;
