@@ -26,7 +26,7 @@ export { runValidation } from "./extract/validate.js";
 export { DEFAULT_MAX_PARAM_LENGTH, normalizePattern } from "./router/index.js";
 export { refTarget } from "./schema/builder.js";
 export { compileSchema, schemaName, type FieldError } from "./schema/index.js";
-export { registerSchemaCompiler, makeValidate, namedSchemasWithin, DEFAULT_MAX_ERRORS, DEFAULT_MAX_REF_DEPTH, SchemaEngineRequired, type SchemaCompiler, type CompileOptions, type SchemaResolver, type CompiledSchema, type AsyncRuleAdapters, type JsonSchema, type Static, type TSchema } from "./schema/index.js";
+export { registerSchemaCompiler, useSchemas, makeValidate, namedSchemasWithin, DEFAULT_MAX_ERRORS, DEFAULT_MAX_REF_DEPTH, SchemaEngineRequired, type SchemaCompiler, type CompileOptions, type SchemaResolver, type CompiledSchema, type AsyncRuleAdapters, type JsonSchema, type Static, type TSchema } from "./schema/index.js";
 export { generateCheck, isGeneratable, coercerFor, setOwn, canonicalKey, jsonEqual, defaultMessages, requiredMessage, schemaMessage, codePointLength, isMultipleOf, type CodegenHost, type Coercer } from "./schema/index.js";
 export { formatFieldPath, mergeEvaluated, newEvaluated, ValidationState, type Check, type Evaluated } from "./schema/index.js";
 export { commonFormats, MAX_FORMAT_LENGTH, ASYNC_KEYWORD, SchemaAsyncRuleError, type SchemaFormatCheck, type AsyncRule } from "./schema/index.js";

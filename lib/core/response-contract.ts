@@ -3,9 +3,10 @@
 // for its status. Properties the schema does not list are never sent; a value that does not fit
 // is a 500 whose log line names the route, the status and the mismatch. Routes without response
 // schemas (and statuses without one) keep JSON.stringify.
-import { compileSchema, schemaName, type CompiledSchema, type JsonSchema } from "../schema/index.js";
-import { refTarget } from "../schema/builder.js";
-import { compileSerializer, SerializationMismatch, type Serializer } from "../schema/serializer.js";
+import type { CompiledSchema, JsonSchema } from "../schema/types.js";
+import { refTarget, schemaName } from "../schema/schema-marks.js";
+import { contractCompilers } from "../schema/contract-compilers.js";
+import { SerializationMismatch, type Serializer } from "../schema/serializer-mismatch.js";
 import { ApiError } from "./errors.js";
 import { JSON_TYPE, Reply } from "./reply.js";
 import type { ResponseDoc, ResponseValue } from "./route.js";
@@ -47,17 +48,21 @@ export class ResponseContract {
   constructor(where: string, responses: Readonly<Record<number, ResponseValue>>, validation: ResponseValidation) {
     this.#where = where;
     const writers: StatusWriter[] = [];
+    const compilers = contractCompilers();
     for (const key of Object.keys(responses)) {
       const status = Number(key);
       const value = responses[status];
       if (!Number.isInteger(status) || value === undefined) continue;
       const schema = responseSchema(status, value);
       if (schema === undefined) continue;
+      if (compilers === null) {
+        throw new TypeError(`${where}: response ${status} declares a schema but no schema compiler is loaded: build it with t (keel), compile one with a schema extractor, or import "keel/schema"`);
+      }
       try {
         writers.push({
           status,
-          serialize: compileSerializer(schema),
-          validator: validation === "full" ? compileSchema(schema, { formats: "assert" }) : null,
+          serialize: compilers.serializer(schema),
+          validator: validation === "full" ? compilers.validator(schema, { formats: "assert" }) : null,
         });
       } catch (err) {
         throw new TypeError(`${where}: response ${status} schema cannot be compiled: ${(err as Error).message}`);

@@ -8,10 +8,12 @@
 // implements. The package declares no `"sideEffects": false`, so bundlers keep the registering
 // call whenever any name of this module is imported (spec/build/hello-bundle.test.ts checks it
 // with esbuild for an import of `t` alone). Keep it that way.
-import { registerSchemaCompiler } from "../plugin.js";
+import { registerSchemaCompiler, useSchemas } from "../plugin.js";
 import { compileFull } from "./compile.js";
 
 registerSchemaCompiler(compileFull);
+// Response contracts compile with it too (raw JSON Schemas declared without `t`).
+useSchemas();
 
 // The kernel's compileSchema, one binding for keel/schema, keel/plugin and a vendored keel.js that
 // holds them all: with this module loaded it compiles with the full engine.

@@ -7,32 +7,10 @@
 // carry their own message, which lands in `x-messages` under the rule code.
 import type { JsonSchema, Static, TSchema } from "./types.js";
 import type { AsyncRule } from "./async-rule.js";
+import { isOptionalSchema, kOptional, kRefTarget, kSchemaName, schemaName, type TOptional } from "./schema-marks.js";
+import { useSchemas } from "./use-schemas.js";
 
-/** Runtime marker set by `t.optional` (a symbol: invisible to JSON and to the validator). */
-export const kOptional: unique symbol = Symbol("keel.schema.optional");
-/** Runtime marker set by `t.named`: the OpenAPI generator hoists these into components.schemas. */
-export const kSchemaName: unique symbol = Symbol("keel.schema.name");
-
-/** Hidden link from a `t.ref(schema)` to its target, so validation needs no `components` option. */
-export const kRefTarget: unique symbol = Symbol("keel.schema.refTarget");
-
-export function refTarget(schema: object): JsonSchema | undefined {
-  return (schema as { [kRefTarget]?: JsonSchema })[kRefTarget];
-}
-
-export type TOptional<S> = S & { readonly [kOptional]: true };
-
-/** The component name given by `t.named`, if any. */
-export function schemaName(schema: unknown): string | undefined {
-  if (typeof schema !== "object" || schema === null) return undefined;
-  const name = (schema as { [kSchemaName]?: unknown })[kSchemaName];
-  return typeof name === "string" ? name : undefined;
-}
-
-/** Whether `t.optional` wrapped this schema (a property that may be missing). */
-export function isOptionalSchema(schema: unknown): boolean {
-  return typeof schema === "object" && schema !== null && (schema as { [kOptional]?: unknown })[kOptional] === true;
-}
+export { isOptionalSchema, kOptional, kRefTarget, kSchemaName, refTarget, schemaName, type TOptional } from "./schema-marks.js";
 
 export interface SchemaAnnotations {
   title?: string;
@@ -106,6 +84,7 @@ const IMMEDIATE_KEYS = [
 
 /** Copies standard keywords and turns the spec's rule options into keywords plus `x-messages`. */
 function build<T>(base: Record<string, unknown>, options: object | undefined): TSchema<T> {
+  useSchemas();
   const out: Record<string, unknown> = base;
   if (options === undefined) return out as TSchema<T>;
   const o = options as Record<string, unknown> & StringOptions & NumberOptions;
@@ -200,6 +179,7 @@ export const t = {
 
   /** Adds `null` to the accepted values (`type: [..., "null"]` when possible, else `anyOf`). */
   nullable: <S extends JsonSchema>(schema: S): TSchema<Static<S> | null> => {
+    useSchemas();
     if (typeof schema === "object" && typeof schema["type"] === "string" && schema["enum"] === undefined && schema["const"] === undefined) {
       return { ...schema, type: [schema["type"], "null"] } as unknown as TSchema<Static<S> | null>;
     }
@@ -211,6 +191,7 @@ export const t = {
 
   /** Gives a schema a component name: OpenAPI emits it once under components.schemas and `$ref`s it. */
   named: <S extends JsonSchema>(name: string, schema: S): S => {
+    useSchemas();
     if (!/^[A-Za-z0-9._-]+$/.test(name)) throw new TypeError(`schema name ${JSON.stringify(name)} must match [A-Za-z0-9._-]+`);
     const base: object = typeof schema === "boolean" ? (schema ? {} : { not: {} }) : schema;
     return { ...base, [kSchemaName]: name } as unknown as S;
@@ -218,6 +199,7 @@ export const t = {
 
   /** `$ref` to a named schema: pass the schema itself, or its name (recursive schemas; compile with `components`). */
   ref: <S extends JsonSchema = TSchema<unknown>>(target: S | string): TSchema<Static<S>> => {
+    useSchemas();
     const name = typeof target === "string" ? target : schemaName(target);
     if (name === undefined) throw new TypeError("t.ref needs a schema made with t.named(...) or a schema name");
     const out: Record<string, unknown> = { $ref: `#/components/schemas/${name}` };
@@ -226,6 +208,9 @@ export const t = {
   },
 
   /** Attach a static type to a raw JSON Schema. */
-  unsafe: <T>(schema: Record<string, unknown>): TSchema<T> => schema as TSchema<T>,
+  unsafe: <T>(schema: Record<string, unknown>): TSchema<T> => {
+    useSchemas();
+    return schema as TSchema<T>;
+  },
 } as const;
 

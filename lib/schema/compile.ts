@@ -10,7 +10,7 @@
 // here when imported (registerSchemaCompiler): generated code for local keywords, its closure
 // compiler for the rest ($ref, applicators, unevaluated*, $dynamicRef) and as the whole engine
 // when `new Function` is not allowed or `codegen: false` is passed.
-import { schemaName } from "./builder.js";
+import { schemaName } from "./schema-marks.js";
 import { coercerFor } from "./coerce.js";
 import { KernelCompiler, SchemaEngineRequired } from "./kernel-compiler.js";
 import { ValidationState, type Check } from "./state.js";

@@ -4,7 +4,8 @@
 export type { AsyncRuleAdapters, CompiledSchema, CompileOptions, FieldError, JsonSchema, SchemaResolver, Static, TSchema } from "./types.js";
 export type { ArrayOptions, NumberOptions, ObjectOptions, ObjectStatic, SchemaAnnotations, StringOptions, TOptional } from "./builder.js";
 export { isOptionalSchema, kOptional, kSchemaName, refTarget, schemaName, t } from "./builder.js";
-export { compileSchema, makeValidate, namedSchemasWithin, registerSchemaCompiler, DEFAULT_MAX_ERRORS, DEFAULT_MAX_REF_DEPTH, type SchemaCompiler, type Validate } from "./compile.js";
+export { compileSchema, useSchemas } from "./use-schemas.js";
+export { makeValidate, namedSchemasWithin, registerSchemaCompiler, DEFAULT_MAX_ERRORS, DEFAULT_MAX_REF_DEPTH, type SchemaCompiler, type Validate } from "./compile.js";
 export { SchemaEngineRequired } from "./kernel-compiler.js";
 export { generateCheck, isGeneratable, type CodegenHost } from "./codegen.js";
 export { coercerFor, setOwn, type Coercer } from "./coerce.js";

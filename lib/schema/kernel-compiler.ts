@@ -6,7 +6,7 @@
 // unevaluated*, if/then/else, dependent*, patternProperties, propertyNames, contains, async rules,
 // the long-tail formats) is refused here with an error naming keel/schema, at compile time, i.e.
 // when the route or extractor is built: never validated with fewer rules than the schema states.
-import { refTarget } from "./builder.js";
+import { refTarget } from "./schema-marks.js";
 import { isGeneratable, generateCheck, type CodegenHost } from "./codegen.js";
 import { commonFormats, ENGINE_FORMATS } from "./formats.js";
 import type { JsonSchema } from "./json-schema.js";

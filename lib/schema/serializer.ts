@@ -19,43 +19,21 @@
 // and unevaluated*) make that node validate with the full validator and then write
 // JSON.stringify's text. Safety of the generated code: schema text only ever enters it as JSON
 // string literals; every other constant is passed in the constants array.
-import { refTarget } from "./builder.js";
+import { refTarget } from "./schema-marks.js";
 import { compileSchema, namedSchemasWithin } from "./compile.js";
 import { jsonEqual } from "./json-equal.js";
 import type { JsonSchema } from "./types.js";
 import { defined } from "../util/defined.js";
 
+import { SerializationMismatch, type Serializer } from "./serializer-mismatch.js";
+
+export { SerializationMismatch, type Serializer } from "./serializer-mismatch.js";
+
 type SchemaObject = { readonly [k: string]: unknown };
-export type Serializer = (value: unknown) => string;
 
 export interface SerializerOptions {
   /** Named schemas reachable as `#/components/schemas/<name>` (what `t.ref("Name")` emits). */
   components?: Readonly<Record<string, JsonSchema>>;
-}
-
-/** A value that does not fit its response schema. `path` is where (`users[3].email`, "" for the root). */
-export class SerializationMismatch extends Error {
-  readonly expected: string;
-  readonly actual: string;
-  readonly segments: Array<string | number> = [];
-
-  constructor(expected: string, actual: string) {
-    super(`expected ${expected}, got ${actual}`);
-    this.name = "SerializationMismatch";
-    this.expected = expected;
-    this.actual = actual;
-  }
-
-  get path(): string {
-    let out = "";
-    for (const s of this.segments) out += typeof s === "number" ? `[${s}]` : out === "" ? s : `.${s}`;
-    return out;
-  }
-
-  /** `at users[3].email: expected string, got number` */
-  describe(): string {
-    return `${this.path === "" ? "at the root" : `at ${this.path}`}: ${this.message}`;
-  }
 }
 
 /** A short, value-free description of what was found (values may be secrets: never quoted). */
