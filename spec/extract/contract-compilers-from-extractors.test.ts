@@ -9,7 +9,7 @@ it("json(rawSchema) loads the compilers: a raw response schema declared beside i
   const body = { type: "object", properties: { name: { type: "string" } }, required: ["name"] } as const;
   const out = { type: "object", properties: { name: { type: "string" } }, required: ["name"] } as const;
   const app = new App({ logger: silentLogger }).route(
-    route.post("/echo", { responses: { 200: out } }, [json(body)], (b) => ({ ...b, secret: "x" }) as { name: string }),
+    route.post("/echo", { responses: { 200: out } }, [json(body)], (b) => ({ ...(b as { name: string }), secret: "x" }) as { name: string }),
   );
   const r = await app.inject({ method: "POST", url: "/echo", body: { name: "a" } });
   assert.equal(r.status, 200);
