@@ -20,6 +20,7 @@ export { runValidation } from "./extract/validate.js";
 export { DEFAULT_MAX_PARAM_LENGTH, normalizePattern } from "./router/index.js";
 export { refTarget } from "./schema/builder.js";
 export { compileSchema, schemaName, type FieldError } from "./schema/index.js";
+export { acceptQuality, acceptsIdentity, MAX_ACCEPT_ELEMENTS, parseAccept, parseQValue, rankMediaTypes, selectEncoding, selectMediaType, type AcceptRange } from "./util/accept.js";
 export { isProductionEnv, KEEL_ENV_VALUES } from "./util/env.js";
 export { fastNullProtoMap } from "./util/fast-map.js";
 export { isBase64urlText, isHttpToken, isQuotableText, isSafeHeaderValue } from "./util/http-syntax.js";
