@@ -23,6 +23,7 @@ export { compileSchema, schemaName, type FieldError } from "./schema/index.js";
 export { acceptQuality, acceptsIdentity, MAX_ACCEPT_ELEMENTS, parseAccept, parseQValue, rankMediaTypes, selectEncoding, selectMediaType, type AcceptRange } from "./util/accept.js";
 export { isProductionEnv, KEEL_ENV_VALUES } from "./util/env.js";
 export { fastNullProtoMap } from "./util/fast-map.js";
+export { isJsonMediaType } from "./util/json-media-type.js";
 export { isBase64urlText, isHttpToken, isQuotableText, isSafeHeaderValue } from "./util/http-syntax.js";
 export { isPromise } from "./util/is-promise.js";
 export { buildJsonLogger, isJsonLogger, LOG_LEVELS, parseLogLevel, REDACTED, type JsonLogger } from "./util/logger.js";

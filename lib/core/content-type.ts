@@ -44,8 +44,3 @@ function parseUncached(header: string): MediaType {
   }
   return Object.freeze({ essence, charset });
 }
-
-/** `application/json` or any `+json` structured suffix (RFC 6839). */
-export function isJsonMediaType(m: MediaType): boolean {
-  return m.essence === "application/json" || (m.essence.endsWith("+json") && m.essence.indexOf("/") > 0);
-}

@@ -22,7 +22,7 @@ import { Readable, pipeline, type Transform } from "node:stream";
 import { promisify } from "node:util";
 import * as zlib from "node:zlib";
 import type { Context, Layer, Next, Reply } from "../../index.js";
-import { selectEncoding } from "../../plugin.js";
+import { isJsonMediaType, selectEncoding } from "../../plugin.js";
 import { appendVary, headerText, parseCacheControl } from "../../shared/header-lists.js";
 
 export type CompressionEncoding = "br" | "gzip" | "deflate";
@@ -52,15 +52,13 @@ export function compressibleType(contentType: string): boolean {
   const semi = contentType.indexOf(";");
   const t = (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
   if (t.startsWith("text/")) return t !== "text/event-stream";
-  if (t.endsWith("+json") || t.endsWith("+xml")) return true;
+  if (isJsonMediaType(t) || t.endsWith("+xml")) return true;
   switch (t) {
-    case "application/json":
     case "application/javascript":
     case "application/xml":
     case "application/toon":
     case "application/x-ndjson":
     case "application/wasm":
-    case "application/graphql-response+json":
     case "font/ttf":
     case "font/otf":
     case "application/vnd.ms-fontobject":
