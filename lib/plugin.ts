@@ -28,3 +28,4 @@ export { isBase64urlText, isHttpToken, isQuotableText, isSafeHeaderValue } from 
 export { isPromise } from "./util/is-promise.js";
 export { buildJsonLogger, isJsonLogger, LOG_LEVELS, parseLogLevel, REDACTED, type JsonLogger } from "./util/logger.js";
 export { compileCookie, type CompiledCookie, type SameSite } from "./util/set-cookie.js";
+export { isTchar, tokenEnd } from "./util/tchar.js";
