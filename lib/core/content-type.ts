@@ -1,6 +1,7 @@
 // Content-Type is parsed once per request and shared by every consumer (body extractors,
 // validators, layers), so no two parts of keel can disagree about what a request carries
 // (the Fastify CVE-2025-32442 class). Parsing is a linear scan, no regex.
+import { tokenEnd } from "../util/tchar.js";
 
 export interface MediaType {
   /** Lowercased `type/subtype`, whitespace trimmed; "" when the header is absent or malformed. */
@@ -10,7 +11,6 @@ export interface MediaType {
 }
 
 const ABSENT: MediaType = Object.freeze({ essence: "", charset: undefined });
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** The last header parsed and its (frozen) result: clients send the same one request after request. */
 let lastHeader = "";
@@ -30,7 +30,7 @@ function parseUncached(header: string): MediaType {
   const essence = (semi === -1 ? header : header.slice(0, semi)).trim().toLowerCase();
   const slash = essence.indexOf("/");
   if (slash <= 0 || slash === essence.length - 1) return ABSENT;
-  if (!TOKEN.test(essence.slice(0, slash)) || !TOKEN.test(essence.slice(slash + 1))) return ABSENT;
+  if (tokenEnd(essence, 0) !== slash || tokenEnd(essence, slash + 1) !== essence.length) return ABSENT;
   let charset: string | undefined;
   if (semi !== -1) {
     for (const part of header.slice(semi + 1).split(";")) {
@@ -43,9 +43,4 @@ function parseUncached(header: string): MediaType {
     }
   }
   return Object.freeze({ essence, charset });
-}
-
-/** `application/json` or any `+json` structured suffix (RFC 6839). */
-export function isJsonMediaType(m: MediaType): boolean {
-  return m.essence === "application/json" || (m.essence.endsWith("+json") && m.essence.indexOf("/") > 0);
 }

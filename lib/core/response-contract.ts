@@ -11,6 +11,7 @@ import { ApiError } from "./errors.js";
 import { JSON_TYPE, Reply } from "./reply.js";
 import type { ResponseDoc, ResponseValue } from "./route.js";
 import type { ResponseValidation } from "./runtime.js";
+import { isJsonMediaType } from "../util/json-media-type.js";
 
 
 const RESPONSE_DOC_KEYS = new Set(["description", "schema", "contentType"]);
@@ -29,7 +30,7 @@ export function isResponseDoc(v: ResponseValue): v is ResponseDoc {
 export function responseSchema(status: number, value: ResponseValue): JsonSchema | undefined {
   if (typeof value === "string" || NO_CONTENT.has(status)) return undefined;
   if (!isResponseDoc(value)) return value;
-  if (value.contentType !== undefined && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(value.contentType)) return undefined;
+  if (value.contentType !== undefined && !isJsonMediaType(value.contentType)) return undefined;
   return value.schema;
 }
 

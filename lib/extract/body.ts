@@ -1,7 +1,7 @@
 // Body-consuming extractors. Each must be a handler's last argument; the body is read once.
 import { isUtf8 } from "node:buffer";
 import type { Context } from "../core/context.js";
-import { isJsonMediaType } from "../core/content-type.js";
+import { isJsonMediaType } from "../util/json-media-type.js";
 import { ApiError } from "../core/errors.js";
 import { parseJsonText } from "../core/json-body.js";
 import { parseQueryString, type ParamMap } from "../core/query.js";
@@ -37,7 +37,7 @@ function decodeUtf8(buf: Buffer): string {
 function readJson(ctx: Context, maxElements: number): Promise<unknown>;
 function readJson<T>(ctx: Context, maxElements: number, after: (value: unknown) => T | Promise<T>): Promise<T>;
 function readJson(ctx: Context, maxElements: number, after?: (value: unknown) => unknown): Promise<unknown> {
-  requireMedia(ctx, isJsonMediaType(ctx.contentType), "application/json");
+  requireMedia(ctx, isJsonMediaType(ctx.contentType.essence), "application/json");
   // JSON on the wire is UTF-8 (RFC 8259 §8.1): a body declared otherwise would be read as
   // something else than its sender meant, so it is refused rather than guessed.
   const charset = ctx.contentType.charset;
@@ -53,7 +53,7 @@ function readJson(ctx: Context, maxElements: number, after?: (value: unknown) =>
 
 const readJsonWithAppLimit = (ctx: Context): Promise<unknown> => readJson(ctx, -1);
 
-/** A JSON body (`application/json` or `+json`, else 415), validated by `schema` (failure: 422). */
+/** A JSON body (`application/json` or `application/*+json`, else 415), validated by `schema` (failure: 422). */
 export function json(): Extractor<unknown, true, { body: { type: "json"; value: unknown } }>;
 export function json<const S extends JsonSchema>(schema: S, options?: JsonBodyOptions): Extractor<Static<S>, true, { body: { type: "json"; value: Static<S> } }>;
 export function json(schema?: JsonSchema, options: JsonBodyOptions = {}): Extractor<unknown, true, any> {

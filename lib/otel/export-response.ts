@@ -4,14 +4,15 @@
 // fields: partial_success = 1 (LEN) holding rejected_spans = 1 (int64 varint) and
 // error_message = 2, unknown fields skipped. Anything unreadable counts as no rejection.
 
+import { isJsonMediaType } from "../plugin.js";
+
 export type OtlpProtocol = "http/json" | "http/protobuf";
 
 /** rejected_spans of the answer, at most `sent`; 0 when absent, not positive or unreadable. */
 export function rejectedSpans(body: Buffer, contentType: string, protocol: OtlpProtocol, sent: number): number {
   if (body.length === 0) return 0;
   // The collector answers in the request's encoding; its Content-Type, when it says, decides.
-  const type = contentType.toLowerCase();
-  const protobuf = type.startsWith("application/x-protobuf") || (protocol === "http/protobuf" && !type.startsWith("application/json"));
+  const protobuf = contentType.toLowerCase().startsWith("application/x-protobuf") || (protocol === "http/protobuf" && !isJsonMediaType(contentType));
   const n = protobuf ? protobufRejected(body) : jsonRejected(body);
   return Number.isSafeInteger(n) && n > 0 ? Math.min(n, sent) : 0;
 }

@@ -1,6 +1,7 @@
 // Turning a request or response body into its recorded form: only textual bodies (JSON, text/*,
 // XML, urlencoded forms) are kept, redacted, then cut at the cap on a UTF-8 character boundary;
 // anything else becomes a placeholder naming its type and size.
+import { isJsonMediaType } from "../plugin.js";
 import type { RecordedBody } from "./record.js";
 import { redactForm, redactJson } from "./redaction.js";
 
@@ -11,7 +12,7 @@ export function textualKind(contentType: string | undefined): TextualKind | null
   if (contentType === undefined) return null;
   const semi = contentType.indexOf(";");
   const type = (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
-  if (type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"))) return "json";
+  if (isJsonMediaType(type)) return "json";
   if (type === "application/x-www-form-urlencoded") return "form";
   if (type === "application/xml" || type === "text/xml" || type.endsWith("+xml")) return "xml";
   if (type.startsWith("text/")) return "text";

@@ -1,5 +1,6 @@
-// Small parsers for comma-separated header lists (Cache-Control, Vary, If-None-Match,
-// Accept-Encoding), shared by the cache and compression layers. They scan with indexOf: no
+// Small parsers for comma-separated header lists (Cache-Control, Vary, If-None-Match), shared by
+// the cache and compression layers (Accept and Accept-Encoding have their own parser in the
+// kernel, lib/util/accept.ts). They scan with indexOf: no
 // regular expressions on client input, and a cap on the number of items looked at.
 import type { HeaderValue, Reply } from "../index.js";
 

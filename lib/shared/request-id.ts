@@ -4,6 +4,7 @@
 // The id is stored on `ctx.requestId`, where `requestContext()`, error logs and spans read it.
 import { randomUUID } from "node:crypto";
 import type { Context, Layer, Next, Reply } from "../index.js";
+import { isHttpToken } from "../plugin.js";
 
 export const REQUEST_ID_HEADER = "x-request-id";
 export const REQUEST_ID_MAX_LENGTH = 128;
@@ -67,7 +68,7 @@ function isHeaderSafe(id: string): boolean {
 
 export function compileRequestIdPolicy(options: RequestIdOptions = {}): RequestIdPolicy {
   const header = (options.header ?? REQUEST_ID_HEADER).toLowerCase();
-  if (!/^[a-z0-9!#$%&'*+.^_`|~-]+$/.test(header)) throw new TypeError(`requestId: invalid header name ${JSON.stringify(header)}`);
+  if (!isHttpToken(header)) throw new TypeError(`requestId: invalid header name ${JSON.stringify(header)}`);
   const maxLength = options.maxLength ?? REQUEST_ID_MAX_LENGTH;
   if (!Number.isInteger(maxLength) || maxLength < 1 || maxLength > 1024) {
     throw new RangeError(`requestId: maxLength must be an integer from 1 to 1024, got ${maxLength}`);

@@ -8,8 +8,8 @@
 // route negotiable (a handler can simply return its value), answers 406 before the handler runs,
 // and is what the OpenAPI generator reads to list both media types (`isNegotiatedRoute`).
 import { ApiError, type Context, type HeaderValue, type Layer, type MatchedRoute, Reply, type RouteMeta } from "../index.js";
-import { JSON_TYPE } from "../plugin.js";
-import { JSON_MEDIA_TYPE, negotiateFormat, TOON_MEDIA_TYPE, type FormatChoice } from "./negotiate.js";
+import { isJsonMediaType, JSON_TYPE } from "../plugin.js";
+import { negotiateFormat, type FormatChoice } from "./negotiate.js";
 import { isNegotiatedRoute, NEGOTIATED_MEDIA_TYPES } from "../shared/negotiated-route.js";
 import { estimateTokens } from "./tokens.js";
 
@@ -104,17 +104,12 @@ function addVaryAccept(reply: Reply): void {
   reply.appendHeader("vary", "Accept");
 }
 
-function isJsonContentType(value: HeaderValue | undefined): boolean {
-  if (typeof value !== "string") return false;
-  const essence = value.split(";", 1)[0]!.trim().toLowerCase();
-  return essence === JSON_MEDIA_TYPE || essence.endsWith("+json");
-}
-
 /** Should this reply be negotiated? `routeFlagged`: the route declares `config.negotiated`. */
 function isNegotiable(reply: Reply, routeFlagged: boolean): boolean {
   if (settled.has(reply) || !reply.hasValue || typeof reply.body !== "string") return false;
   if (reply instanceof NegotiatedReply) return true;
-  return routeFlagged && reply.error === null && reply.status >= 200 && reply.status < 300 && isJsonContentType(reply.headers["content-type"]);
+  const type = reply.headers["content-type"];
+  return routeFlagged && reply.error === null && reply.status >= 200 && reply.status < 300 && typeof type === "string" && isJsonMediaType(type);
 }
 
 /**

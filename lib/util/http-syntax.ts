@@ -2,24 +2,12 @@
 // names, realms, reflected header lists). Linear scans, no regex; anything outside the grammar
 // is refused instead of escaped, so CR/LF or separators can never reach the wire.
 
-/** RFC 9110 tchar: ! # $ % & ' * + - . ^ _ ` | ~ DIGIT ALPHA */
-function isTchar(c: number): boolean {
-  if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57)) return true;
-  switch (c) {
-    case 33: case 35: case 36: case 37: case 38: case 39: case 42: case 43:
-    case 45: case 46: case 94: case 95: case 96: case 124: case 126:
-      return true;
-    default:
-      return false;
-  }
-}
+import { tokenEnd } from "./tchar.js";
 
-/** A non-empty RFC 9110 token (header names, cookie names, auth schemes, method names). */
+/** A non-empty RFC 9110 token (header names, cookie names, auth schemes, method names), by the one tchar table. */
 export function isHttpToken(s: string, maxLength = 256): boolean {
   const n = s.length;
-  if (n === 0 || n > maxLength) return false;
-  for (let i = 0; i < n; i++) if (!isTchar(s.charCodeAt(i))) return false;
-  return true;
+  return n !== 0 && n <= maxLength && tokenEnd(s, 0) === n;
 }
 
 /** Visible ASCII and spaces only (no CTL, no DEL, no non-ASCII): safe as a header value. */

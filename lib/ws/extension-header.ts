@@ -2,26 +2,12 @@
 //   extension-list = 1#( token *( ";" token [ "=" ( token / quoted-string ) ] ) )
 // Whitespace around separators is allowed; a quoted value must unescape to a token.
 // Returns null for a header that does not follow the grammar.
-import { isHttpToken } from "../plugin.js";
+import { isHttpToken, isTchar } from "../plugin.js";
 
 export interface ExtensionOffer {
   name: string;
   /** Parameters in order; `true` for a parameter without a value. Duplicates are kept. */
   params: Array<[name: string, value: string | true]>;
-}
-
-const TOKEN_CHARS = (() => {
-  const table = new Uint8Array(128);
-  const extra = "!#$%&'*+-.^_`|~";
-  for (let c = 0x30; c <= 0x39; c++) table[c] = 1;
-  for (let c = 0x41; c <= 0x5a; c++) table[c] = 1;
-  for (let c = 0x61; c <= 0x7a; c++) table[c] = 1;
-  for (const ch of extra) table[ch.charCodeAt(0)] = 1;
-  return table;
-})();
-
-function isTokenChar(code: number): boolean {
-  return code < 128 && TOKEN_CHARS[code] === 1;
 }
 
 /** Header-length cap: a handshake header longer than this is refused outright. */
@@ -37,7 +23,7 @@ export function parseExtensionHeader(header: string): ExtensionOffer[] | null {
   };
   const readToken = (): string => {
     const start = i;
-    while (i < n && isTokenChar(header.charCodeAt(i))) i++;
+    while (i < n && isTchar(header.charCodeAt(i))) i++;
     return header.slice(start, i);
   };
   for (;;) {

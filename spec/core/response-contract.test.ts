@@ -30,6 +30,16 @@ describe("response contracts", () => {
     assert.equal(r.headers["content-type"], "application/json");
   });
 
+  it("applies to application/*+json declarations only, by the one JSON media-type test", async () => {
+    const { app } = appWith([
+      route.get("/problem", { responses: { 200: { contentType: "application/vnd.user+json", schema: User } } }, [], () => row(1) as never),
+      route.get("/seq", { responses: { 200: { contentType: "application/json-seq", schema: User } } }, [], () => row(2) as never),
+    ]);
+    assert.equal((await app.inject({ url: "/problem" })).body, '{"id":1,"email":"u1@example.com"}');
+    // application/json-seq is not JSON: its schema documents, it does not write the body.
+    assert.match((await app.inject({ url: "/seq" })).body, /passwordHash/);
+  });
+
   it("strips nested objects, lists and the bodies of created()/accepted() replies", async () => {
     const List = t.object({ users: t.array(User), next: t.nullable(t.string()) });
     const { app } = appWith([

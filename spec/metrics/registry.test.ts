@@ -228,7 +228,12 @@ describe("negotiateFormat", () => {
     // What Prometheus sends.
     ["application/openmetrics-text;version=1.0.0;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2", "openmetrics"],
     ["Application/OpenMetrics-Text; Version=\"1.0.0\"", "openmetrics"],
-    ["application/openmetrics-text, " + "x".repeat(5000), "prometheus"],
+    // The one Accept parser ignores what does not parse (here a 5000-character non-range) rather
+    // than the whole header.
+    ["application/openmetrics-text, " + "x".repeat(5000), "openmetrics"],
+    ["application/openmetrics-text;q=1e-1, text/plain;q=0.5", "prometheus"],
+    ["text/plain;q=0, application/openmetrics-text;q=0.1", "openmetrics"],
+    ["application/*", "prometheus"],
   ];
   for (const [accept, want] of cases) {
     it(`${JSON.stringify(accept)?.slice(0, 80)} → ${want}`, () => assert.equal(negotiateFormat(accept), want));

@@ -4,6 +4,7 @@
 // once at construction: `clear`, or a comma-separated list of `protocol="[host]:port"` entries
 // with optional `ma=<seconds>` and `persist=1` parameters.
 import { type Context, describeLayer, type Layer, type Next, type Reply } from "../../index.js";
+import { isHttpToken } from "../../plugin.js";
 
 export interface AltService {
   /** ALPN protocol id, e.g. "h3". */
@@ -18,12 +19,11 @@ export interface AltService {
   persist?: boolean;
 }
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HOST = /^[A-Za-z0-9.\-]*$|^\[[0-9A-Fa-f:.]+\]$/;
 
 function serialize(service: AltService): string {
   const { protocol, port, host = "", maxAge, persist } = service;
-  if (!TOKEN.test(protocol)) throw new TypeError(`altSvc: invalid protocol id ${JSON.stringify(protocol)}`);
+  if (typeof protocol !== "string" || !isHttpToken(protocol)) throw new TypeError(`altSvc: invalid protocol id ${JSON.stringify(protocol)}`);
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new TypeError(`altSvc: port must be 1-65535, got ${String(port)}`);
   if (!HOST.test(host)) throw new TypeError(`altSvc: invalid host ${JSON.stringify(host)}`);
   let value = `${protocol}="${host}:${port}"`;

@@ -26,6 +26,7 @@
 import { createHash } from "node:crypto";
 import { type Context, describeLayer, type HeaderValue, type Layer, type LayerDoc, type Next, Reply, type ReplyBody } from "../../index.js";
 import { headerText, parseCacheControl, splitList } from "../../shared/header-lists.js";
+import { captureReply, restoreReply } from "../../shared/reply-snapshot.js";
 import { isTaggedStore, MemoryStore, type MaybePromise, type Store, type StoreSetOptions } from "../../stores/index.js";
 
 export type CacheCredentials = "bypass" | "per-user" | "shared";
@@ -226,10 +227,9 @@ export function responseCache(options: ResponseCacheOptions = {}): ResponseCache
       r.headers["age"] = String(Math.floor((t - v.storedAt) / 1000));
       return r;
     }
-    const r = new (replyClasses.get(v.kind) ?? Reply)(v.status, v.body);
+    const r = restoreReply(v, replyClasses.get(v.kind) ?? Reply);
     r.value = v.value;
     const h = r.headers;
-    for (const [name, value] of v.headers) h[name] = Array.isArray(value) ? [...(value as readonly string[])] : value;
     h[CACHE_STATUS_HEADER] = "HIT";
     h["age"] = String(Math.floor((t - v.storedAt) / 1000));
     return r;
@@ -254,23 +254,15 @@ export function responseCache(options: ResponseCacheOptions = {}): ResponseCache
   const save = (ctx: Context, url: string, reply: Reply, ttl: number, credentials: CacheCredentials, tags: readonly string[]): MaybePromise<unknown> => {
     const t = now();
     const vary = splitList(headerText(reply.headers["vary"]) ?? "").map((v) => v.toLowerCase()).sort();
-    const headers: Array<[string, HeaderValue]> = [];
-    let size = 200;
-    for (const name in reply.headers) {
-      if (NOT_STORED.has(name)) continue;
-      const value = reply.headers[name]!;
-      headers.push([name, Array.isArray(value) ? [...(value as readonly string[])] : value]);
-      size += name.length + String(value).length + 16;
-    }
-    const b = reply.body as string | Uint8Array | null; // storableTtl refused streams
-    const body = b instanceof Uint8Array ? Uint8Array.prototype.slice.call(b) : b;
-    size += bodySize(body);
-    if (reply.value !== undefined) size += bodySize(body); // the value is kept too: count it like its JSON
+    // storableTtl refused streams and bodies over maxEntryBytes: the snapshot is complete.
+    const { snapshot, headerChars, bodyBytes } = captureReply(reply, NOT_STORED);
+    let size = 200 + headerChars + 16 * snapshot.headers.length + bodyBytes;
+    if (reply.value !== undefined) size += bodyBytes; // the value is kept too: count it like its JSON
     const variant: CachedVariant = {
       varyKey: varyKey(ctx, vary, credentials),
-      status: reply.status,
-      headers,
-      body,
+      status: snapshot.status,
+      headers: snapshot.headers,
+      body: snapshot.body,
       etag: headerText(reply.headers["etag"]) ?? "",
       value: valueOf(reply),
       kind: kindOf(reply),

@@ -1,6 +1,8 @@
 // Response compression with node:zlib: br, gzip and deflate, chosen from Accept-Encoding by
-// q-value (q=0 refuses a coding, `*` covers the unnamed ones; ties go to the server's order,
-// `encodings`). No Accept-Encoding header means no compression.
+// q-value with the rules of the one Accept-Encoding parser (lib/util/accept.ts: q=0 refuses a
+// coding, `*` covers the unnamed ones, an element with an invalid q is ignored, a named identity
+// with a higher q wins; ties go to the server's order, `encodings`). No Accept-Encoding header
+// means no compression.
 //
 // Compressed: bodies of compressible types (text/* except text/event-stream, JSON, XML, JS,
 // SVG, TOON, NDJSON, wasm, fonts; or your `filter`) of at least `threshold` bytes (default 1 KiB;
@@ -20,7 +22,8 @@ import { Readable, pipeline, type Transform } from "node:stream";
 import { promisify } from "node:util";
 import * as zlib from "node:zlib";
 import type { Context, Layer, Next, Reply } from "../../index.js";
-import { appendVary, headerText, parseCacheControl, splitList } from "../../shared/header-lists.js";
+import { isJsonMediaType, selectEncoding } from "../../plugin.js";
+import { appendVary, headerText, parseCacheControl } from "../../shared/header-lists.js";
 
 export type CompressionEncoding = "br" | "gzip" | "deflate";
 
@@ -49,15 +52,13 @@ export function compressibleType(contentType: string): boolean {
   const semi = contentType.indexOf(";");
   const t = (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
   if (t.startsWith("text/")) return t !== "text/event-stream";
-  if (t.endsWith("+json") || t.endsWith("+xml")) return true;
+  if (isJsonMediaType(t) || t.endsWith("+xml")) return true;
   switch (t) {
-    case "application/json":
     case "application/javascript":
     case "application/xml":
     case "application/toon":
     case "application/x-ndjson":
     case "application/wasm":
-    case "application/graphql-response+json":
     case "font/ttf":
     case "font/otf":
     case "application/vnd.ms-fontobject":
@@ -67,51 +68,14 @@ export function compressibleType(contentType: string): boolean {
   }
 }
 
-function parseQ(params: string): number {
-  // params: everything after the coding, e.g. ";q=0.5" or "; Q=1"
-  let start = 0;
-  while (start < params.length) {
-    let end = params.indexOf(";", start);
-    if (end === -1) end = params.length;
-    const p = params.slice(start, end).trim();
-    if (p.length > 2 && (p.charCodeAt(0) | 32) === 113 /* q */ && p.charCodeAt(1) === 61 /* = */) {
-      const v = p.slice(2).trim();
-      if (v.length === 0 || v.length > 5) return -1;
-      const n = Number(v);
-      return Number.isNaN(n) || n < 0 || n > 1 ? -1 : n;
-    }
-    start = end + 1;
-  }
-  return 1;
-}
-
 /**
  * The coding to use for this Accept-Encoding, or null for identity. `supported` is in server
- * preference order, which breaks ties.
+ * preference order, which breaks ties. The header is read by the one Accept-Encoding parser
+ * (`selectEncoding` of keel/plugin): an element with an invalid q (`gzip;q=1e-1`) is ignored,
+ * a named identity with a higher q than every coding keeps the body as it is.
  */
 export function negotiateEncoding(header: string | undefined, supported: readonly CompressionEncoding[] = DEFAULT_ENCODINGS): CompressionEncoding | null {
-  if (header === undefined || header === "") return null;
-  let star = -1;
-  const q: Record<string, number> = Object.create(null);
-  for (const item of splitList(header)) {
-    const semi = item.indexOf(";");
-    let name = (semi === -1 ? item : item.slice(0, semi)).trim().toLowerCase();
-    if (name === "x-gzip") name = "gzip";
-    const value = semi === -1 ? 1 : parseQ(item.slice(semi + 1));
-    if (value < 0) continue; // malformed q: ignore the item
-    if (name === "*") star = value;
-    else if (name === "gzip" || name === "deflate" || name === "br") q[name] = Math.max(q[name] ?? 0, value);
-  }
-  let best: CompressionEncoding | null = null;
-  let bestQ = 0;
-  for (const enc of supported) {
-    const v = q[enc] ?? (star >= 0 ? star : 0);
-    if (v > bestQ) {
-      best = enc;
-      bestQ = v;
-    }
-  }
-  return best;
+  return selectEncoding(header, supported);
 }
 
 function bodyLength(reply: Reply): number {

@@ -35,6 +35,7 @@
 // The caps then apply to what each process stored.
 import { createHash } from "node:crypto";
 import { getAuthPrincipal } from "../../shared/principal.js";
+import { captureReply, restoreReply } from "../../shared/reply-snapshot.js";
 import { ApiError, type Context, describeLayer, type HeaderValue, type Layer, type LayerDoc, type Next, Reply } from "../../index.js";
 import { isPromise } from "../../plugin.js";
 import { clientAddressResolver, ipv6Network, type TrustProxyOptions } from "../client-ip/index.js";
@@ -193,36 +194,17 @@ export function idempotency(options: IdempotencyOptions = {}): Layer {
   const inflight = new Map<string, Promise<IdempotencyRecord | null>>();
 
   const record = (reply: Reply, fingerprint: string): { rec: IdempotencyRecord; size: number } => {
-    const headers: Array<[string, HeaderValue]> = [];
-    let size = 256;
-    for (const name in reply.headers) {
-      if (NOT_REPLAYED.has(name)) continue;
-      const v = reply.headers[name]!;
-      headers.push([name, Array.isArray(v) ? [...(v as readonly string[])] : v]);
-      size += name.length + String(v).length + 32;
-    }
-    const b = reply.body;
-    let body: string | Uint8Array | null = null;
-    let replayable = true;
-    if (typeof b === "string") {
-      const n = Buffer.byteLength(b);
-      if (n <= maxResponseBytes) (body = b), (size += n);
-      else replayable = false;
-    } else if (b instanceof Uint8Array) {
-      if (b.byteLength <= maxResponseBytes) (body = Uint8Array.prototype.slice.call(b)), (size += b.byteLength);
-      else replayable = false;
-    } else if (b !== null) {
-      replayable = false; // a stream: it can be sent once
-    }
-    return { rec: { state: "done", fingerprint, status: reply.status, headers, body, replayable }, size };
+    // A streamed or oversized body is not kept: the record says the key was used, not what to replay.
+    const { snapshot, headerChars, bodyBytes, complete } = captureReply(reply, NOT_REPLAYED, maxResponseBytes);
+    const size = 256 + headerChars + 32 * snapshot.headers.length + bodyBytes;
+    return { rec: { state: "done", fingerprint, status: snapshot.status, headers: snapshot.headers, body: snapshot.body, replayable: complete }, size };
   };
 
   const replay = (rec: IdempotencyRecord): Reply => {
     if (!rec.replayable) {
       throw ApiError.conflict("A request with this Idempotency-Key was already processed, and its response cannot be replayed");
     }
-    const r = new Reply(rec.status, rec.body);
-    for (const [name, value] of rec.headers) r.headers[name] = Array.isArray(value) ? [...(value as readonly string[])] : value;
+    const r = restoreReply(rec);
     r.headers[IDEMPOTENT_REPLAYED_HEADER] = "true";
     return r;
   };

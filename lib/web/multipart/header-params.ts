@@ -3,7 +3,7 @@
 // multipart encoding) and curl percent-encode `"` in file names and send `C:\dir\f.txt` verbatim,
 // so reading `\` as an escape would corrupt those names.
 
-const TOKEN_CHAR = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+import { isHttpToken } from "../../plugin.js";
 
 /** Parameters by lowercased name (null-prototype), or null when the list is malformed or repeats a name. */
 export function parseHeaderParams(text: string, from: number): Record<string, string> | null {
@@ -20,7 +20,7 @@ export function parseHeaderParams(text: string, from: number): Record<string, st
     const eq = text.indexOf("=", i);
     if (eq === -1) return null;
     const name = text.slice(i, eq).trim().toLowerCase();
-    if (!TOKEN_CHAR.test(name) || name in out) return null;
+    if (!isHttpToken(name) || name in out) return null;
     i = eq + 1;
     while (i < len && (text[i] === " " || text[i] === "\t")) i++;
     let value: string;
@@ -33,7 +33,7 @@ export function parseHeaderParams(text: string, from: number): Record<string, st
       let end = text.indexOf(";", i);
       if (end === -1) end = len;
       value = text.slice(i, end).trim();
-      if (!TOKEN_CHAR.test(value)) return null;
+      if (!isHttpToken(value, len)) return null;
       i = end;
     }
     out[name] = value;

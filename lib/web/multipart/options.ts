@@ -1,6 +1,7 @@
 // multipart() options, their defaults and their checks (done once, when the route is declared).
 import type { Writable } from "node:stream";
 import type { Context, JsonSchema } from "../../index.js";
+import { isHttpToken } from "../../plugin.js";
 
 /** What a file sink is told about the file it will receive (all from the client: untrusted). */
 export interface FilePartInfo {
@@ -68,13 +69,17 @@ function limit(value: number | undefined, fallback: number, name: string, min = 
   return value;
 }
 
-const MEDIA_RANGE = /^[!#$%&'*+.^_`|~0-9a-z-]+\/(?:\*|[!#$%&'*+.^_`|~0-9a-z-]+)$/;
+/** `type/subtype` or `type/*` (already lowercased): two tokens around one slash. */
+function isMediaRange(t: string): boolean {
+  const slash = t.indexOf("/");
+  return slash > 0 && isHttpToken(t.slice(0, slash)) && isHttpToken(t.slice(slash + 1));
+}
 
 export function resolveOptions(options: MultipartOptions<JsonSchema | undefined, string>): ResolvedOptions {
   const limits = options.limits ?? {};
   const files = options.files;
   const types = files?.types?.map((t) => t.trim().toLowerCase()) ?? null;
-  for (const t of types ?? []) if (!MEDIA_RANGE.test(t)) throw new TypeError(`multipart(): files.types entry ${JSON.stringify(t)} is not type/subtype or type/*`);
+  for (const t of types ?? []) if (!isMediaRange(t)) throw new TypeError(`multipart(): files.types entry ${JSON.stringify(t)} is not type/subtype or type/*`);
   if (options.dest !== undefined && options.dest !== "temp" && typeof options.dest !== "function") {
     throw new TypeError('multipart(): dest must be "temp" or a function returning a Writable');
   }

@@ -3,7 +3,7 @@
 // Content-Transfer-Encoding that, when present at all, must be an identity one. Other headers
 // are ignored. Header bytes are UTF-8 (what browsers send); bytes that are not are read as Latin-1.
 import { isUtf8 } from "node:buffer";
-import { parseMediaType } from "../../plugin.js";
+import { isHttpToken, parseMediaType } from "../../plugin.js";
 import { malformed } from "./errors.js";
 import { decodeExtValue } from "./ext-value.js";
 import { parseHeaderParams } from "./header-params.js";
@@ -17,7 +17,6 @@ export interface PartHeaders {
   readonly contentType: string;
 }
 
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const IDENTITY_ENCODINGS = new Set(["7bit", "8bit", "binary"]);
 
 function dispositionOf(value: string): { name: string; filename: string | undefined } {
@@ -52,7 +51,7 @@ export function parsePartHeaders(block: Buffer): PartHeaders {
       const colon = line.indexOf(":");
       if (colon <= 0) throw malformed("a part header line has no name");
       const name = line.slice(0, colon).toLowerCase();
-      if (!HEADER_NAME.test(name)) throw malformed("a part header name is invalid");
+      if (!isHttpToken(name, name.length)) throw malformed("a part header name is invalid");
       const value = line.slice(colon + 1).trim();
       if (name === "content-disposition") {
         if (disposition !== undefined) throw malformed("a part has two Content-Disposition headers");

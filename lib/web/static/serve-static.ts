@@ -10,11 +10,12 @@
 //   prefix (`/static`) is redirected to `/static/`. A directory without an index (or with
 //   `index: false`) is a 404; no listings. A file asked for with a trailing slash is a 404.
 // - Precompressed siblings (`app.js.br`, `app.js.gz`) are sent when Accept-Encoding accepts
-//   them (accept-encoding.ts), with Content-Encoding, the original file's Content-Type, and
+//   them (the kernel's one Accept-Encoding parser, `selectEncoding`: the same choice compression()
+//   makes; br before gzip on a tie; a missing sibling falls back to the other), with Content-Encoding, the original file's Content-Type, and
 //   `Vary: Accept-Encoding` on every file reply while the option is on.
 // - HTTP details (validators, 304, ranges, HEAD, streaming): file-reply.ts.
 import { type App, context, type Context, redirect, type Reply, route, type RouteDefinition, type RouteMeta } from "../../index.js";
-import { acceptedEncodings } from "./accept-encoding.js";
+import { selectEncoding } from "../../plugin.js";
 import { contentTypeFor } from "./content-types.js";
 import { fileReply, type FileReplyOptions, type SelectedFile } from "./file-reply.js";
 import { FILE_NOT_FOUND, isPlainName, requestedPath } from "./request-path.js";
@@ -39,6 +40,11 @@ export interface StaticOptions {
 
 /** Sibling suffix per coding. */
 const SUFFIX = { br: ".br", gzip: ".gz" } as const;
+type PrecompressedEncoding = keyof typeof SUFFIX;
+/** The codings a sibling may have, in the server's order (br wins a tie). */
+const PRECOMPRESSED: readonly PrecompressedEncoding[] = ["br", "gzip"];
+/** What is left to try when the chosen coding's sibling is missing. */
+const OTHER: { readonly [E in PrecompressedEncoding]: readonly PrecompressedEncoding[] } = { br: ["gzip"], gzip: ["br"] };
 
 /** The plugin: `app.register(serveStatic({ root: "public", prefix: "/assets", maxAge: 3600 }))`. */
 export function serveStatic(options: StaticOptions): (app: App) => void {
@@ -93,11 +99,16 @@ export function serveStatic(options: StaticOptions): (app: App) => void {
 
 /** The best accepted precompressed sibling of `file`, opened (and `file` closed), or null. */
 async function precompressedSibling(root: StaticRoot, file: OpenedFile, acceptEncoding: string | undefined): Promise<SelectedFile | null> {
-  for (const encoding of acceptedEncodings(acceptEncoding)) {
+  let offered = PRECOMPRESSED;
+  for (let round = 0; round < 2; round++) {
+    const encoding = selectEncoding(acceptEncoding, offered);
+    if (encoding === null) return null;
     const sibling = await root.locateFile(file.path + SUFFIX[encoding]);
-    if (sibling === null) continue;
-    await file.handle.close();
-    return { file: sibling, contentType: contentTypeFor(file.path), encoding };
+    if (sibling !== null) {
+      await file.handle.close();
+      return { file: sibling, contentType: contentTypeFor(file.path), encoding };
+    }
+    offered = OTHER[encoding];
   }
   return null;
 }
