@@ -15,6 +15,9 @@ function lower(c: number): number {
 /** Is `type` (a Content-Type value or a bare `type/subtype`) JSON? Undefined and malformed values are not. */
 export function isJsonMediaType(type: string | undefined): boolean {
   if (type === undefined) return false;
+  // Nearly every JSON request says exactly this (ctx.contentType.essence is lowercased): one
+  // comparison instead of the scan, as before the test was shared (~150 instructions a request).
+  if (type === "application/json") return true;
   let start = 0;
   let end = type.indexOf(";");
   if (end === -1) end = type.length;
