@@ -1,7 +1,8 @@
 // keel: the kernel. App, routes and groups, replies, the uniform error, extractors, the `t`
-// schema builder, inject and listen. Every optional capability is its own entry point
-// (keel/openapi, keel/auth, keel/jose, keel/middleware, keel/toon, keel/jobs, keel/service,
-// keel/schema, keel/db-errors) and its own build-time feature; nothing here imports them.
+// schema builder, inject and listen. Every optional capability is its own entry point and
+// build-time feature (package.json `exports`, scripts/features.mjs: keel/schema, keel/openapi,
+// keel/sse, keel/tls, keel/ws, keel/web, keel/auth, ...); nothing here imports them. What features
+// use of the kernel beyond these names is keel/plugin (lib/plugin.ts).
 
 export { App, type AppOptions, type Plugin } from "./core/app.js";
 export { Context, type MatchedRoute } from "./core/context.js";
