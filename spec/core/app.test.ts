@@ -78,6 +78,18 @@ describe("replies from return values", () => {
     assert.doesNotMatch(refused.body, /<script>/);
   });
 
+  it("the brand is a registered symbol: HTML branded by another copy of keel is recognised, an unregistered look-alike symbol is not", async () => {
+    assert.equal(HTML_BRAND, Symbol.for("keel.html"));
+    const a = app().routes(
+      route.get("/other-copy", [], () => ({ [Symbol.for("keel.html")]: "<b>ok</b>" })),
+      route.get("/unregistered", [], () => ({ [Symbol("keel.html")]: "<b>no</b>", n: 1 })),
+    );
+    const other = await a.inject({ url: "/other-copy" });
+    assert.deepEqual([other.headers["content-type"], other.body], ["text/html; charset=utf-8", "<b>ok</b>"]);
+    const unregistered = await a.inject({ url: "/unregistered" });
+    assert.equal(unregistered.headers["content-type"], "application/json");
+  });
+
   it("streams an async iterable", async () => {
     async function* gen() {
       yield "a";
