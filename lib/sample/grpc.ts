@@ -56,7 +56,7 @@ export interface SampleGrpcOptions {
 export function registerSampleGrpc(app: App, users: UserStore, options: SampleGrpcOptions, logger: Logger): void {
   const root = loadProtoSource(USERS_PROTO, "users/v1/users.proto");
   const service = root.services.get("users.v1.Users")!;
-  const server = grpcServer({ logger, env: app.runtime.production ? "production" : "development" })
+  const server = grpcServer({ logger, env: app.runtime.production ? "production" : "development", errorMappers: app.runtime.errorMappers })
     .addService(service, {
       GetUser: (req: { id: string }): UserMessage => {
         const id = idOf(req.id, "id");

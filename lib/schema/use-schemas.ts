@@ -13,7 +13,7 @@ let done = false;
 export function useSchemas(): void {
   if (done) return;
   done = true;
-  installContractCompilers({ serializer: (schema) => compileSerializer(schema), validator: (schema, options) => compileValidator(schema, options) });
+  installContractCompilers({ serializer: compileSerializer, validator: compileValidator });
 }
 
 /**

@@ -39,8 +39,6 @@ export function useWebSockets(app: App, acceptor: WebSocketAcceptor): App {
 }
 
 function webSocketUpgrades(app: App, acceptor: WebSocketAcceptor): UpgradeProtocol {
-  const logger = (): App["runtime"]["logger"] => app.runtime.logger;
-
   /**
    * The last step of a WebSocket route: a plain GET is told to upgrade (426); an upgrade request
    * whose handshake headers are wrong gets the acceptor's refusal; otherwise the extractors run
@@ -76,12 +74,12 @@ function webSocketUpgrades(app: App, acceptor: WebSocketAcceptor): UpgradeProtoc
     try {
       ws = acceptor.accept(ctx.req, socket, head, route.meta.websocket ?? {}, reply.headers);
     } catch (err) {
-      logger().log(50, "websocket handshake failed", { message: err instanceof Error ? err.message : String(err), route: route.pattern });
+      app.runtime.logger.log(50, "websocket handshake failed", { message: err instanceof Error ? err.message : String(err), route: route.pattern });
       socket.destroy();
       return;
     }
     const failed = (err: unknown): void => {
-      logger().log(50, "websocket handler failed", { message: err instanceof Error ? err.message : String(err), route: route.pattern });
+      app.runtime.logger.log(50, "websocket handler failed", { message: err instanceof Error ? err.message : String(err), route: route.pattern });
       ws.close(1011, "internal error");
     };
     try {

@@ -25,7 +25,7 @@ import { resolveFeatures } from "../../scripts/features.mjs";
 import { measureHelloApp } from "../../scripts/sizes.mjs";
 
 /** Bytes, minified + gzip -9. */
-export const BUDGETS = {
+const BUDGETS = {
   helloApp: 17_100,
   kernel: 32_400,
 } as const;

@@ -1,7 +1,8 @@
-// The schema seam, measured where it matters: a hello app (App + route + listen, minified and
-// tree-shaken by esbuild) carries the kernel's code generator and response serializer but none
-// of keel/schema's engine; and importing any keel/schema name, even only `t`, keeps the
-// statement that registers the engine.
+// The schema seams, measured where they matter: a hello app (App + route + listen, minified and
+// tree-shaken by esbuild) carries none of keel/schema's engine, and, declaring no schema, none of
+// the kernel's code generator or response serializer either (response contracts reach them
+// through what builds schemas: lib/schema/contract-compilers.ts); and importing any keel/schema
+// name, even only `t`, keeps the statement that registers the engine.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -42,9 +43,18 @@ describe("hello bundle and the schema seam", () => {
       `import { App, route } from "./lib/index.ts"; const app = new App().routes(route.get("/hello", {}, [], async () => ({ hello: "world" }))); await app.listen({ port: 0 });`,
     );
     for (const mark of ENGINE_MARKS) assert.ok(!code.includes(mark), `hello bundle contains ${mark}`);
-    // The kernel's own schema code is there (response contracts): the marks are not vacuous.
+    // The marks are not vacuous: keel/schema's own bundle holds them all.
     const full = await bundle(`export * from "./lib/json-schema/index.ts";`);
     for (const mark of ENGINE_MARKS) assert.ok(full.includes(mark), `keel/schema bundle lacks ${mark}`);
+  });
+
+  it("a hello app bundles no code generator or serializer; building one schema with t brings them", async () => {
+    // codegen.ts's anyOf message, serializer.ts's "the root did not fit" description.
+    const KERNEL_SCHEMA_MARKS = ["must match at least one of the allowed schemas", "a value that fails its schema"];
+    const hello = await bundle(`import { App, route } from "./lib/index.ts"; await new App().routes(route.get("/hello", [], () => "hi")).listen({ port: 0 });`);
+    for (const mark of KERNEL_SCHEMA_MARKS) assert.ok(!hello.includes(mark), `hello bundle contains ${mark}`);
+    const withT = await bundle(`import { App, route, t } from "./lib/index.ts"; await new App().routes(route.get("/hello", { responses: { 200: t.string() } }, [], () => "hi")).listen({ port: 0 });`);
+    for (const mark of KERNEL_SCHEMA_MARKS) assert.ok(withT.includes(mark), `a bundle using t lacks ${mark}`);
   });
 
   it("importing only t from keel/schema keeps the registration: a $ref into $defs compiles", async () => {

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { ApiError, silentLogger } from "../../lib/index.js";
+import { mapDatabaseError } from "../../lib/db-errors/index.js";
 import {
   GrpcError, GrpcStatus, grpcServer, loadProtoFile, parseGrpcTimeout, loadProtoSource, type DecodedMessage, type GrpcCall, type GrpcListeningServer,
   type GrpcServer, type GrpcServerOptions, type ProtoRoot,
@@ -138,6 +139,7 @@ function buildServer(observed: Observed, options: GrpcServerOptions = {}): GrpcS
           throw new ApiError(status, "some_type", `failure ${status} for ü 100%`);
         }
         if (id === "boom") throw new Error("secret database detail");
+        if (id === "duplicate") throw Object.assign(new Error("duplicate key value violates unique constraint"), { code: "23505", severity: "ERROR" });
         if (id === "grpc") throw new GrpcError(GrpcStatus.ABORTED, "try again", { "x-reason": "conflict", "x-blob-bin": Buffer.from([9, 8, 7]) });
         if (id === "echo-metadata") {
           call.sendMetadata({ "x-seen": String(call.metadata["x-token"]), "x-echo-bin": call.metadata["x-trace-bin"] as Buffer });
@@ -434,6 +436,21 @@ describe("grpc server in production", { skip, timeout: 30_000 }, () => {
     assert.equal(record.level, 50);
     assert.equal(record.fields["method"], "/users.v1.Users/GetUser");
     assert.equal(record.fields["detail"], "secret database detail");
+  });
+
+  it("library errors map only through the server's errorMappers: a unique violation is ALREADY_EXISTS with them, INTERNAL without", async () => {
+    const { Users } = clientClasses();
+    const mapping = await buildServer(newObserved(), { errorMappers: [mapDatabaseError] }).listen({ port: 0 });
+    const mappingClient = new Users(`127.0.0.1:${mapping.port}`, grpc.credentials.createInsecure());
+    try {
+      const mapped = await unary(mappingClient, "GetUser", { id: "duplicate" });
+      assert.equal(mapped.error?.code, GrpcStatus.ALREADY_EXISTS);
+      const unmapped = await unary(client, "GetUser", { id: "duplicate" });
+      assert.equal(unmapped.error?.code, GrpcStatus.INTERNAL);
+    } finally {
+      mappingClient.close();
+      await mapping.close();
+    }
   });
 
   it("masks ApiError 5xx messages; 4xx messages stay", async () => {

@@ -3,7 +3,7 @@
 // keel's statuses); anything else is INTERNAL. Server errors get an error_id (sent in the
 // `error-id` trailer and logged with the detail) and, in production, the masked message, as
 // keel's HTTP 5xx answers do.
-import { ApiError } from "../../index.js";
+import { ApiError, type ErrorMapper } from "../../index.js";
 import { MASKED_MESSAGE, newErrorId, toApiError } from "../../plugin.js";
 import { GrpcError } from "./grpc-error.js";
 import type { OutgoingMetadata } from "./metadata.js";
@@ -44,7 +44,7 @@ export interface MappedError {
   readonly cause: unknown;
 }
 
-export function mapHandlerError(err: unknown, production: boolean): MappedError {
+export function mapHandlerError(err: unknown, production: boolean, mappers: readonly ErrorMapper[] = []): MappedError {
   if (err instanceof GrpcError) {
     const serverError = err.code === GrpcStatus.INTERNAL || err.code === GrpcStatus.UNKNOWN || err.code === GrpcStatus.DATA_LOSS;
     return {
@@ -56,7 +56,7 @@ export function mapHandlerError(err: unknown, production: boolean): MappedError 
       cause: err,
     };
   }
-  const api: ApiError = toApiError(err);
+  const api: ApiError = toApiError(err, mappers);
   const code = grpcCodeForHttpStatus(api.status);
   const serverError = api.status >= 500;
   return {

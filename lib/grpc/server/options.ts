@@ -1,5 +1,5 @@
 // Settings of a gRPC server and of its listen() call.
-import type { Logger } from "../../index.js";
+import type { ErrorMapper, Logger } from "../../index.js";
 import type { TlsOptions } from "../../tls/index.js";
 
 export const DEFAULT_MAX_RECEIVE_MESSAGE_LENGTH = 4 * 1024 * 1024;
@@ -14,6 +14,11 @@ export interface GrpcServerOptions {
   maxReceiveMessageLength?: number;
   /** How long close() lets in-flight calls finish before cancelling them, in ms (default 10 s). */
   shutdownTimeout?: number;
+  /**
+   * Mappers of library errors a handler may throw (keel/db-errors' mapDatabaseError), tried in
+   * order as an App's `mapErrors` are; their status becomes the gRPC status (409 ALREADY_EXISTS...).
+   */
+  errorMappers?: readonly ErrorMapper[];
 }
 
 export interface GrpcListenOptions {

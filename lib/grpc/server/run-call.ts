@@ -3,7 +3,7 @@
 // responses, and mapping whatever ends the call to a status. The first status wins; anything the
 // handler does after that (a late return, a write) is dropped.
 import type { IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
-import type { Logger } from "../../index.js";
+import type { ErrorMapper, Logger } from "../../index.js";
 import { decode, encode, type DecodedMessage, type MethodDescriptor } from "../proto/index.js";
 import { GrpcCall } from "./call.js";
 import { decompressMessage } from "./decompress.js";
@@ -23,6 +23,8 @@ export interface CallSettings {
   readonly maxReceiveMessageLength: number;
   readonly production: boolean;
   readonly logger: Logger;
+  /** GrpcServerOptions.errorMappers. */
+  readonly errorMappers: readonly ErrorMapper[];
 }
 
 export interface CallRequest {
@@ -133,7 +135,7 @@ export function runCall(request: CallRequest, settings: CallSettings): ActiveCal
 
   const handlerFailed = (err: unknown): void => {
     if (response.finished) return;
-    const mapped = mapHandlerError(err, settings.production);
+    const mapped = mapHandlerError(err, settings.production, settings.errorMappers);
     const trailers: Record<string, string | Buffer | readonly (string | Buffer)[]> = { ...mapped.metadata };
     if (mapped.errorId !== undefined) {
       trailers["error-id"] = mapped.errorId;

@@ -56,6 +56,7 @@ export class GrpcServer {
       maxReceiveMessageLength: max,
       production: isProductionEnv(options.env ?? process.env["KEEL_ENV"]),
       logger: options.logger ?? createJsonLogger({ level: "warn" }),
+      errorMappers: options.errorMappers ?? [],
     };
   }
 
