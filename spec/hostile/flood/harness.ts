@@ -1,0 +1,150 @@
+// Flood tests' target: the sample service (lib/sample/main.ts, as `node dist/server.js` runs it)
+// in a child process with a small V8 heap (--max-old-space-size=256 by default), so a flood that
+// grows memory without bound kills the child instead of the test runner. The test reads the
+// child's memory over IPC (memory-probe.mjs), checks that HTTP still answers while it floods,
+// and at the end that the child is still alive.
+import { fork, type ChildProcess } from "node:child_process";
+import { request } from "node:http";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("../../..", import.meta.url));
+const MiB = 1024 * 1024;
+
+export interface Memory {
+  rss: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+}
+
+export interface FloodTarget {
+  /** The HTTP port. */
+  port: number;
+  /** The gRPC port (when started with `grpc: true`). */
+  grpcPort: number | undefined;
+  /** Every line the service wrote to stdout and stderr so far (its JSON log). */
+  output(): string;
+  /** The child's memory now. */
+  memory(): Promise<Memory>;
+  /** Largest RSS and heapUsed seen by `watch()` samples so far, in MiB. */
+  peak(): { rssMiB: number; heapMiB: number };
+  /** Sample memory every `ms` until `stop()`; the peaks feed `peak()`. */
+  watch(ms?: number): void;
+  /** Status of GET `path` on a fresh connection (rejects after `timeoutMs`). */
+  get(path: string, timeoutMs?: number): Promise<number>;
+  alive(): boolean;
+  /** SIGTERM, then SIGKILL after 15 s; resolves with the exit code (null when killed by a signal). */
+  stop(): Promise<number | null>;
+}
+
+export interface FloodTargetOptions {
+  /** V8 old-space limit of the child, MiB (default 256). */
+  maxOldSpaceMiB?: number;
+  /** Serve gRPC too (GRPC_PORT=0). */
+  grpc?: boolean;
+  /** Extra environment (KEEL_ENV=production, PORT=0 and a JWT secret are set). */
+  env?: Record<string, string>;
+}
+
+export const FLOOD_JWT_SECRET = "flood-secret-".padEnd(40, "x");
+
+export async function startFloodTarget(options: FloodTargetOptions = {}): Promise<FloodTarget> {
+  const child: ChildProcess = fork(`${root}lib/sample/main.ts`, [], {
+    cwd: root,
+    execArgv: ["--import", "tsx", `--max-old-space-size=${options.maxOldSpaceMiB ?? 256}`, "--import", `${root}spec/hostile/flood/memory-probe.mjs`],
+    env: {
+      ...process.env,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      KEEL_ENV: "production",
+      LOG_LEVEL: "info",
+      KEEL_JWT_SECRET: FLOOD_JWT_SECRET,
+      ...(options.grpc === true ? { GRPC_PORT: "0" } : {}),
+      ...options.env,
+    },
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+  });
+  let out = "";
+  child.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d));
+  child.stderr!.setEncoding("utf8").on("data", (d: string) => (out += d));
+  let exited = false;
+  const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => ((exited = true), resolve(code))));
+
+  const urlOf = (message: string): RegExp => new RegExp(`"msg":"${message}"[^\\n]*"url":"[a-z]+://[^"]*:(\\d+)"`);
+  const waitFor = (re: RegExp): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const deadline = setTimeout(() => reject(new Error(`the service did not log ${re}: ${out}`)), 30_000);
+      const check = (): void => {
+        const m = re.exec(out);
+        if (m !== null) {
+          clearTimeout(deadline);
+          child.stdout!.off("data", check);
+          resolve(Number(m[1]));
+        } else if (exited) {
+          clearTimeout(deadline);
+          reject(new Error(`the service exited before it listened: ${out}`));
+        }
+      };
+      child.stdout!.on("data", check);
+      void exit.then(check);
+      check();
+    });
+  const port = await waitFor(urlOf("listening"));
+  const grpcPort = options.grpc === true ? await waitFor(urlOf("grpc listening")) : undefined;
+
+  let peakRss = 0;
+  let peakHeap = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const memory = (): Promise<Memory> =>
+    new Promise((resolve, reject) => {
+      if (exited || !child.connected) return reject(new Error(`the service is gone: ${out.slice(-2000)}`));
+      const onMessage = (msg: unknown): void => {
+        const m = (msg as { memory?: Memory }).memory;
+        if (m === undefined) return;
+        child.off("message", onMessage);
+        peakRss = Math.max(peakRss, m.rss);
+        peakHeap = Math.max(peakHeap, m.heapUsed);
+        resolve(m);
+      };
+      child.on("message", onMessage);
+      child.send("memory");
+    });
+
+  return {
+    port,
+    grpcPort,
+    output: () => out,
+    memory,
+    peak: () => ({ rssMiB: peakRss / MiB, heapMiB: peakHeap / MiB }),
+    watch(ms = 100) {
+      clearInterval(timer);
+      timer = setInterval(() => void memory().catch(() => clearInterval(timer)), ms);
+      timer.unref();
+    },
+    get: (path, timeoutMs = 5000) => httpStatus(port, path, timeoutMs),
+    alive: () => !exited,
+    async stop() {
+      clearInterval(timer);
+      if (!exited) child.kill("SIGTERM");
+      const kill = setTimeout(() => child.kill("SIGKILL"), 15_000);
+      const code = await exit;
+      clearTimeout(kill);
+      return code;
+    },
+  };
+}
+
+/** Status of one GET on a fresh connection. */
+export function httpStatus(port: number, path: string, timeoutMs = 5000): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path, agent: false, timeout: timeoutMs }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? 0));
+    });
+    req.on("timeout", () => req.destroy(new Error(`GET ${path} took longer than ${timeoutMs} ms`)));
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+export { MiB };
