@@ -68,6 +68,9 @@ export async function startFloodTarget(options: FloodTargetOptions = {}): Promis
   child.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d));
   child.stderr!.setEncoding("utf8").on("data", (d: string) => (out += d));
   let exited = false;
+  // A child that died mid-flood makes `send` fail with EPIPE: that is a finding (it is not
+  // alive()), not a crash of the test runner.
+  child.on("error", () => undefined);
   const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => ((exited = true), resolve(code))));
 
   const urlOf = (message: string): RegExp => new RegExp(`"msg":"${message}"[^\\n]*"url":"[a-z]+://[^"]*:(\\d+)"`);
@@ -107,7 +110,11 @@ export async function startFloodTarget(options: FloodTargetOptions = {}): Promis
         resolve(m);
       };
       child.on("message", onMessage);
-      child.send("memory");
+      child.send("memory", (err) => {
+        if (err === null) return;
+        child.off("message", onMessage);
+        reject(new Error(`the service is gone: ${out.slice(-2000)}`));
+      });
     });
 
   return {
