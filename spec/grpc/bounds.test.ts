@@ -10,7 +10,6 @@ import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream, ty
 import { after, before, describe, it } from "node:test";
 import { silentLogger } from "../../lib/index.js";
 import { encode, grpcServer, loadProtoSource, type DecodedMessage, type GrpcCall, type GrpcListeningServer } from "../../lib/grpc/index.js";
-import { INBOUND_MAX_BYTES } from "../../lib/grpc/server/inbound-messages.js";
 
 const SOURCE = `
 syntax = "proto3";
@@ -29,6 +28,8 @@ const service = root.services.get("bounds.v1.Bounds")!;
 const Num = root.messages.get("bounds.v1.Num")!;
 const Blob = root.messages.get("bounds.v1.Blob")!;
 const MiB = 1024 * 1024;
+/** The byte bound of a call's inbound queue (INBOUND_MAX_BYTES, docs/features/grpc.md). */
+const INBOUND_MAX_BYTES = 256 * 1024;
 
 function frame(bytes: Uint8Array): Buffer {
   const prefix = Buffer.alloc(5);
