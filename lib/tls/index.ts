@@ -5,4 +5,5 @@
 // HTTP/2 sessions). `resolveTlsOptions` checks a TlsOptions the way they do (keel/grpc uses it).
 export { https } from "./https.js";
 export { http2 } from "./http2.js";
+export { DEFAULT_MAX_CONCURRENT_STREAMS } from "./http2-server.js";
 export { resolveTlsOptions, type TlsOptions } from "./tls-options.js";

@@ -1,9 +1,11 @@
 // Settings of a gRPC server and of its listen() call.
 import type { ErrorMapper, Logger } from "../../index.js";
-import type { TlsOptions } from "../../tls/index.js";
+import { DEFAULT_MAX_CONCURRENT_STREAMS, type TlsOptions } from "../../tls/index.js";
 
 export const DEFAULT_MAX_RECEIVE_MESSAGE_LENGTH = 4 * 1024 * 1024;
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+/** Concurrent calls per connection, advertised in SETTINGS: keel's HTTP/2 listener's figure. */
+export const DEFAULT_GRPC_MAX_CONCURRENT_STREAMS = DEFAULT_MAX_CONCURRENT_STREAMS;
 
 export interface GrpcServerOptions {
   /** Where handler failures are logged (with their error_id). Default: JSON lines at warn and above. */
@@ -12,6 +14,12 @@ export interface GrpcServerOptions {
   env?: string;
   /** Largest request message in bytes, after decompression (default 4 MiB); larger → RESOURCE_EXHAUSTED. */
   maxReceiveMessageLength?: number;
+  /**
+   * Calls one connection may have open at once (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS; default
+   * 100, as keel's HTTP/2 listener; grpc-js: `grpc.max_concurrent_streams`). A stream past it is
+   * refused with RST_STREAM REFUSED_STREAM, which clients retry.
+   */
+  maxConcurrentStreams?: number;
   /** How long close() lets in-flight calls finish before cancelling them, in ms (default 10 s). */
   shutdownTimeout?: number;
   /**

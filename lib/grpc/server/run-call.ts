@@ -11,7 +11,7 @@ import { mapHandlerError } from "./error-mapping.js";
 import { GrpcError } from "./grpc-error.js";
 import type { MethodHandler } from "./handlers.js";
 import { InboundMessages } from "./inbound-messages.js";
-import { frameMessage, MessageReader, type FramedMessage } from "./message-framing.js";
+import { frameMessage, MessageReader, SECOND_MESSAGE, type FramedMessage } from "./message-framing.js";
 import { parseIncomingMetadata } from "./metadata.js";
 import { ResponseStream } from "./response-stream.js";
 import { GrpcStatus, type GrpcStatusCode } from "./status.js";
@@ -48,8 +48,9 @@ export function runCall(request: CallRequest, settings: CallSettings): ActiveCal
   const { stream, method } = request;
   const response = new ResponseStream(stream);
   const controller = new AbortController();
-  const inbound = new InboundMessages<DecodedMessage>({ pause: () => stream.pause(), resume: () => stream.resume() });
-  const reader = new MessageReader(settings.maxReceiveMessageLength);
+  const inbound = new InboundMessages<DecodedMessage>({ resume: () => pump() });
+  // Unary and server-streaming methods take one message: the reader refuses a second at its prefix.
+  const reader = new MessageReader(settings.maxReceiveMessageLength, method.requestStream ? Infinity : 1);
 
   /** End with a status the server chose; non-OK aborts the handler's signal. */
   const end = (code: GrpcStatusCode, message: string, metadata?: Record<string, string>): void => {
@@ -87,9 +88,9 @@ export function runCall(request: CallRequest, settings: CallSettings): ActiveCal
   let decoding: Promise<void> = Promise.resolve();
   const protocolFailure = (err: unknown): void => {
     const e = err instanceof GrpcError ? err : new GrpcError(GrpcStatus.INTERNAL, "Error reading request");
-    end(e.code, e.message);
+    end(e.code, e.message === SECOND_MESSAGE ? `${e.message} for method ${method.path}` : e.message);
   };
-  const decodeFrame = async (frame: FramedMessage): Promise<void> => {
+  const decodeFrame = async (frame: FramedMessage, admitted: number): Promise<void> => {
     if (response.finished) return;
     const bytes = frame.compressed ? await decompressMessage(frame.data, request.encoding, settings.maxReceiveMessageLength) : frame.data;
     let message: DecodedMessage;
@@ -98,26 +99,60 @@ export function runCall(request: CallRequest, settings: CallSettings): ActiveCal
     } catch {
       throw new GrpcError(GrpcStatus.INTERNAL, "Error deserializing request");
     }
-    inbound.push(message);
+    inbound.push(message, admitted, bytes.byteLength);
+  };
+
+  // Take complete messages off the reader while the handler's queue has room; when it has none,
+  // pause the stream (HTTP/2 flow control then holds the client back) until inbound calls pump
+  // again. The client's half-close is handled once every message before it was taken.
+  let paused = false;
+  let halfClosed = false;
+  let endQueued = false;
+  const pump = (): void => {
+    for (;;) {
+      if (response.finished) return;
+      if (!inbound.hasRoom()) {
+        if (!paused) {
+          paused = true;
+          stream.pause();
+        }
+        return;
+      }
+      let frame: FramedMessage | undefined;
+      try {
+        frame = reader.next();
+      } catch (err) {
+        protocolFailure(err);
+        return;
+      }
+      if (frame === undefined) break;
+      const admitted = frame.compressed ? settings.maxReceiveMessageLength : frame.data.byteLength;
+      inbound.admit(admitted);
+      const taken = frame;
+      decoding = decoding.then(() => decodeFrame(taken, admitted)).catch(protocolFailure);
+    }
+    if (halfClosed) {
+      if (endQueued) return;
+      endQueued = true;
+      decoding = decoding.then(() => {
+        if (response.finished) return;
+        reader.end();
+        inbound.end();
+      }).catch(protocolFailure);
+    } else if (paused) {
+      paused = false;
+      stream.resume();
+    }
   };
 
   stream.on("data", (chunk: Buffer) => {
     if (response.finished) return;
-    let frames: FramedMessage[];
-    try {
-      frames = reader.push(chunk);
-    } catch (err) {
-      protocolFailure(err);
-      return;
-    }
-    for (const frame of frames) decoding = decoding.then(() => decodeFrame(frame)).catch(protocolFailure);
+    reader.push(chunk);
+    pump();
   });
   stream.on("end", () => {
-    decoding = decoding.then(() => {
-      if (response.finished) return;
-      reader.end();
-      inbound.end();
-    }).catch(protocolFailure);
+    halfClosed = true;
+    pump();
   });
   stream.on("close", () => {
     // The stream closed before a status went out: the client cancelled (RST_STREAM) or the
@@ -167,19 +202,17 @@ export function runCall(request: CallRequest, settings: CallSettings): ActiveCal
     }
     let input: DecodedMessage | AsyncIterable<DecodedMessage> = inbound;
     if (!method.requestStream) {
-      let all: DecodedMessage[];
+      let only: DecodedMessage | undefined;
       try {
-        all = await inbound.collect();
+        only = await inbound.only();
       } catch {
         return; // the status is out already
       }
-      if (all.length !== 1) {
-        end(GrpcStatus.UNIMPLEMENTED, all.length === 0
-          ? `Received no request message for method ${method.path}`
-          : `Received a second request message for method ${method.path}`);
+      if (only === undefined) {
+        end(GrpcStatus.UNIMPLEMENTED, `Received no request message for method ${method.path}`);
         return;
       }
-      input = all[0]!;
+      input = only;
     }
     try {
       const result = handler(input, call);

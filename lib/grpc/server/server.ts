@@ -13,7 +13,7 @@ import { ACCEPTED_ENCODINGS, isSupportedEncoding } from "./decompress.js";
 import type { MethodHandler, ServiceImplementation } from "./handlers.js";
 import { encodeGrpcMessage } from "./metadata.js";
 import {
-  DEFAULT_MAX_RECEIVE_MESSAGE_LENGTH, DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  DEFAULT_GRPC_MAX_CONCURRENT_STREAMS, DEFAULT_MAX_RECEIVE_MESSAGE_LENGTH, DEFAULT_SHUTDOWN_TIMEOUT_MS,
   type GrpcListenOptions, type GrpcListeningServer, type GrpcServerOptions,
 } from "./options.js";
 import { runCall, type ActiveCall, type CallSettings } from "./run-call.js";
@@ -43,6 +43,7 @@ export class GrpcServer {
   readonly #calls = new Set<ActiveCall>();
   readonly #settings: CallSettings;
   readonly #shutdownTimeout: number;
+  readonly #maxConcurrentStreams: number;
   #server: Http2Server | Http2SecureServer | undefined;
   #closing: Promise<void> | undefined;
 
@@ -52,6 +53,9 @@ export class GrpcServer {
     const shutdownTimeout = options.shutdownTimeout ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
     if (!Number.isFinite(shutdownTimeout) || shutdownTimeout < 0) throw new RangeError("grpcServer: shutdownTimeout must be a number of ms >= 0");
     this.#shutdownTimeout = shutdownTimeout;
+    const streams = options.maxConcurrentStreams ?? DEFAULT_GRPC_MAX_CONCURRENT_STREAMS;
+    if (!Number.isInteger(streams) || streams < 1 || streams > 0xffff_ffff) throw new RangeError("grpcServer: maxConcurrentStreams must be an integer from 1 to 2^32-1");
+    this.#maxConcurrentStreams = streams;
     this.#settings = {
       maxReceiveMessageLength: max,
       production: isProductionEnv(options.env ?? process.env["KEEL_ENV"]),
@@ -102,7 +106,9 @@ export class GrpcServer {
     const host = options.host ?? "127.0.0.1";
     // Loaded here so an app that never serves gRPC never loads node:http2.
     const http2 = await import("node:http2");
-    const server = options.tls === undefined ? http2.createServer() : http2.createSecureServer(resolveTlsOptions(options.tls));
+    // Node's default is 2^32-1 concurrent streams per connection: one client could open thousands of calls.
+    const settings = { maxConcurrentStreams: this.#maxConcurrentStreams };
+    const server = options.tls === undefined ? http2.createServer({ settings }) : http2.createSecureServer({ ...resolveTlsOptions(options.tls), settings });
     this.#server = server;
     server.on("session", (session: Http2Session) => this.#trackSession(session));
     server.on("stream", (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => this.#onStream(stream, headers));
