@@ -172,6 +172,9 @@ export async function verifyAuditLog(dir: string, options: AuditVerifyOptions = 
       `${auditFileName(1)} is missing and no audit.retention record vouches for where the log now starts${where}: files or records were deleted outside retention`,
     );
   }
+  if (anchor !== undefined && anchor.seq > 0 && !anchorSeen && anchor.seq < firstSeq) {
+    return problem(files[0]!.name, 0, null, `anchor not checkable: seq ${anchor.seq} was deleted by retention (the log now starts at seq ${firstSeq}); keep anchors newer than the retention window`);
+  }
   if (anchor !== undefined && anchor.seq > 0 && !anchorSeen) {
     const last = files[files.length - 1];
     return problem(last?.name ?? auditFileName(1), prev?.line ?? 0, prev?.seq ?? null, `records missing: the anchored seq ${anchor.seq} is past the end of the log (its tail was removed)`);

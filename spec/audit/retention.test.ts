@@ -83,6 +83,10 @@ describe("audit retention by age", () => {
     const result = await verifyAuditLog(dir);
     assert.equal(result.ok, true, JSON.stringify(result));
     assert.equal(result.ok && result.firstSeq, 7);
+    // An anchor from before the retention cannot be checked any more, and says so.
+    const stale = await verifyAuditLog(dir, { anchor: { seq: 2, hash: "a".repeat(64) } });
+    assert.equal(stale.ok, false);
+    assert.match((stale as AuditVerifyProblem).reason, /^anchor not checkable: seq 2 was deleted by retention/);
   });
 });
 
