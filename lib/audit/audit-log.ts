@@ -7,9 +7,14 @@
 // A failed write leaves the file's end unknown (part of a batch may be on disk), so the log stops:
 // that batch and every later `record()` reject with the error. Opening the log again (a restart)
 // continues from what is really on disk, moving a torn line aside (see file-sink.ts).
+//
+// Retention (a sink with `retention()`, e.g. fileAuditSink's maxTotalBytes/maxAgeDays) runs after
+// opening and after each batch: the plan is recorded as an `audit.retention` record (the next link
+// of the chain, vouching for the first record kept), then the sink deletes the files. A failed
+// deletion is reported (`onRetentionError`) and does not stop the log.
 import { type AuditEvent, type AuditRecord, formatRecordLine, isAuditOutcome, lineHash } from "./record.js";
 import { metadataRedactor } from "./redact.js";
-import type { AuditChainHead, AuditSink, TornLineReport } from "./sink.js";
+import type { AuditChainHead, AuditRetentionPlan, AuditSink, TornLineReport } from "./sink.js";
 
 export interface AuditLogOptions {
   sink: AuditSink;
@@ -27,6 +32,8 @@ export interface AuditLogOptions {
    * moved it aside and written an `audit.recovered` record; default: a process warning.
    */
   onTornLine?: (report: TornLineReport) => void;
+  /** Called when retention could not plan or delete files (the log goes on); default: a process warning. */
+  onRetentionError?: (err: unknown) => void;
 }
 
 export interface AuditLog {
@@ -66,6 +73,10 @@ export function auditLog(options: AuditLogOptions): AuditLog {
     options.onTornLine ??
     ((r: TornLineReport) => process.emitWarning(`audit: ${r.file} ended in a torn line ${r.line} (${r.bytes} bytes), moved to ${r.savedAs}`, { code: "KEEL_AUDIT_TORN_LINE" }));
 
+  const onRetentionError =
+    options.onRetentionError ??
+    ((err: unknown) => process.emitWarning(`audit: retention failed: ${err instanceof Error ? err.message : String(err)}`, { code: "KEEL_AUDIT_RETENTION" }));
+
   let head: AuditChainHead | null = null;
   let opening: Promise<void> | null = null;
   let queue: Pending[] = [];
@@ -98,6 +109,38 @@ export function auditLog(options: AuditLogOptions): AuditLog {
     return { record, line };
   };
 
+  /** Apply the sink's retention, if it has one and something is due. */
+  const retain = async (): Promise<void> => {
+    if (sink.retention === undefined || sink.removeRetained === undefined) return;
+    let plan: AuditRetentionPlan | null;
+    try {
+      plan = await sink.retention();
+    } catch (err) {
+      onRetentionError(err);
+      return;
+    }
+    if (plan === null) return;
+    const { seq, hash } = head!;
+    const metadata = {
+      reason: plan.reason,
+      deleted_files: plan.files.length,
+      first_deleted: plan.files[0]!,
+      last_deleted: plan.files[plan.files.length - 1]!,
+      deleted_bytes: plan.bytes,
+      first_kept_file: plan.firstKept.file,
+      first_kept_seq: plan.firstKept.seq,
+      first_kept_prev: plan.firstKept.prev,
+    };
+    const { record, line } = toLine(seq + 1, hash, { action: "audit.retention", outcome: "success", metadata }, clock().toISOString());
+    await sink.append([line]); // a failure here is a write failure: the caller stops the log
+    head = { seq: record.seq, hash: lineHash(line) };
+    try {
+      await sink.removeRetained(plan);
+    } catch (err) {
+      onRetentionError(err);
+    }
+  };
+
   const open = (): Promise<void> =>
     (opening ??= sink.open().then(async ({ head: found, torn }) => {
       head = found;
@@ -108,6 +151,7 @@ export function auditLog(options: AuditLogOptions): AuditLog {
         head = { seq: record.seq, hash: lineHash(line) };
         onTornLine(torn);
       }
+      await retain();
     }));
 
   const writeBatch = async (batch: Pending[]): Promise<void> => {
@@ -144,6 +188,12 @@ export function auditLog(options: AuditLogOptions): AuditLog {
       } catch (err) {
         failure = err;
         for (const p of batch) p.reject(err);
+        continue;
+      }
+      try {
+        await retain();
+      } catch (err) {
+        failure = err;
       }
     }
     draining = null;

@@ -8,11 +8,16 @@
 //   tagged route out again. When the handler recorded an event of its own with `audit(ctx, ...)`,
 //   that specific event stands for the request and no "admin.request" is added.
 // 401 and 403 are recorded on every routed request, admin or not; unrouted ones (404, 405) are not.
+// A refusal the admin refusal limit answered 429 (lib/shared/admin-access.ts) is not recorded: it
+// is counted, and one "admin.refusals_suppressed" record per client says how many (see
+// suppressed-refusals.ts).
 // Metadata carries the status only: never headers (Authorization, cookies) or bodies.
 import type { Context, Layer, Next, Reply } from "../index.js";
 import { LOG_LEVELS } from "../plugin.js";
 import type { AuditOutcome } from "./record.js";
 import { AUDIT_RECORDED_KEY, type AuditBinding, requestEvent } from "./request-event.js";
+import { ADMIN_REFUSAL_SUPPRESSED_KEY } from "../shared/admin-access.js";
+import type { SuppressedRefusals } from "./suppressed-refusals.js";
 
 /** True when the route is an admin route by the rule above. */
 export function isAdminRoute(ctx: Context): boolean {
@@ -34,9 +39,13 @@ function automaticEvent(ctx: Context, status: number): { action: string; outcome
   return null;
 }
 
-export function automaticAuditLayer(binding: AuditBinding): Layer {
+export function automaticAuditLayer(binding: AuditBinding, suppressed: SuppressedRefusals): Layer {
   return async function auditLayer(ctx: Context, next: Next): Promise<Reply> {
     const reply = await next(ctx);
+    if (reply.status === 429 && ctx.locals[ADMIN_REFUSAL_SUPPRESSED_KEY] === true) {
+      suppressed.count(binding.clientAddress(ctx), ctx.route?.pattern ?? null);
+      return reply;
+    }
     const event = automaticEvent(ctx, reply.status);
     if (event !== null) {
       const full = requestEvent(ctx, binding, { ...event, target: ctx.path, metadata: { status: reply.status } });

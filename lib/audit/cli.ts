@@ -60,7 +60,8 @@ export async function runAuditCommand(argv: readonly string[], io: AuditCommandI
     return usage(code === "ENOENT" ? `no such directory: ${dir}` : `cannot read ${dir}: ${e instanceof Error ? e.message : String(e)}`);
   }
   if (result.ok) {
-    out(`audit log intact: ${result.records} records in ${result.files} files, head ${result.head.seq}:${result.head.hash}\n`);
+    const from = result.firstSeq > 1 ? ` from seq ${result.firstSeq} (older ones deleted by retention)` : "";
+    out(`audit log intact: ${result.records} records${from} in ${result.files} files, head ${result.head.seq}:${result.head.hash}\n`);
     return 0;
   }
   out(`audit log TAMPERED: ${result.file} line ${result.line}${result.seq === null ? "" : ` (seq ${result.seq})`}: ${result.reason}\n`);

@@ -17,11 +17,19 @@
 // - A last complete line that is not a record (edited, or not written by this log) stops the
 //   opening with an error: continuing would chain to something nobody can vouch for. Run
 //   `audit verify <dir>` to find the problem.
-import { mkdir, open, readFile, stat, writeFile, type FileHandle } from "node:fs/promises";
+// - Retention (`maxTotalBytes`, default 1 GiB; `maxAgeDays`, default none): the oldest files are
+//   deleted while the log's files together exceed maxTotalBytes, or while their last write is
+//   older than maxAgeDays; never the file being written. Checked after each batch (in memory, no
+//   I/O unless something is due; age at most once an hour) and on opening. The log first appends an
+//   `audit.retention` record naming the deleted files and the first kept record (file, seq, prev),
+//   then deletes them: `audit verify` accepts a log that starts there only because a record in
+//   the chain vouches for that start (see verify.ts). A crash between the two leaves the files,
+//   deleted next time.
+import { mkdir, open, readFile, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { auditFileName, listAuditFiles } from "./file-names.js";
 import { lineHash, recordSeq } from "./record.js";
-import type { AuditChainHead, AuditSink, AuditSinkOpening, TornLineReport } from "./sink.js";
+import type { AuditChainHead, AuditRetentionPlan, AuditSink, AuditSinkOpening, TornLineReport } from "./sink.js";
 import { FRESH_HEAD } from "./sink.js";
 import { lockAuditDirectory } from "./writer-lock.js";
 
@@ -34,9 +42,16 @@ export interface FileAuditSinkOptions {
   maxBytes?: number;
   /** When to fsync (default "flush"; see the top of file-sink.ts). */
   fsync?: AuditFsyncPolicy;
+  /** Delete the oldest files while all of them together exceed this (default 1 GiB; at least maxBytes). */
+  maxTotalBytes?: number;
+  /** Delete files whose last write is older than this many days (default: none, kept by size only). */
+  maxAgeDays?: number;
 }
 
 export const DEFAULT_AUDIT_FILE_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_AUDIT_TOTAL_BYTES = 1024 * 1024 * 1024;
+const DAY_MS = 24 * 60 * 60 * 1000;
+const AGE_CHECK_MS = 60 * 60 * 1000;
 const NEWLINE = 0x0a;
 
 /** Thrown when an existing log cannot be continued safely. */
@@ -76,6 +91,11 @@ export function fileAuditSink(options: FileAuditSinkOptions): AuditSink {
   const dir = options.dir;
   const maxBytes = options.maxBytes ?? DEFAULT_AUDIT_FILE_BYTES;
   if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) throw new TypeError("fileAuditSink: maxBytes must be a positive integer");
+  const maxTotalBytes = options.maxTotalBytes ?? Math.max(DEFAULT_AUDIT_TOTAL_BYTES, maxBytes);
+  if (!Number.isSafeInteger(maxTotalBytes) || maxTotalBytes < maxBytes) throw new TypeError("fileAuditSink: maxTotalBytes must be an integer of at least maxBytes");
+  const maxAgeDays = options.maxAgeDays;
+  if (maxAgeDays !== undefined && !(typeof maxAgeDays === "number" && maxAgeDays > 0 && Number.isFinite(maxAgeDays))) throw new TypeError("fileAuditSink: maxAgeDays must be a positive number");
+  const maxAgeMs = maxAgeDays === undefined ? null : maxAgeDays * DAY_MS;
   const policy = options.fsync ?? "flush";
   if (policy !== "always" && policy !== "flush" && policy !== "never") throw new TypeError(`fileAuditSink: fsync must be "always", "flush" or "never"`);
 
@@ -85,6 +105,11 @@ export function fileAuditSink(options: FileAuditSinkOptions): AuditSink {
   let handle: FileHandle | null = null;
   let dirty = false;
   let closed = false;
+  /** All the log's files together (kept in step with writes and deletions). */
+  let totalBytes = 0;
+  /** Size retention found nothing to delete while this file was the current one: wait for the next. */
+  let sizeStuckAt = 0;
+  let nextAgeCheck = 0;
 
   /** Move a torn last line aside and truncate the file to the line before it. */
   const setTornLineAside = async (name: string, bytes: Buffer, start: number): Promise<TornLineReport> => {
@@ -143,7 +168,22 @@ export function fileAuditSink(options: FileAuditSinkOptions): AuditSink {
       offset += bytesWritten;
     }
     size += buffer.length;
+    totalBytes += buffer.length;
     dirty = true;
+  };
+
+  /** The seq and prev of a file's first line, or null (empty, or not a record). */
+  const firstRecord = async (name: string): Promise<{ seq: number; prev: string } | null> => {
+    const bytes = await readFile(join(dir, name));
+    const end = bytes.indexOf(NEWLINE);
+    if (end <= 0) return null;
+    try {
+      const value: unknown = JSON.parse(bytes.subarray(0, end).toString("utf8"));
+      const seq = recordSeq(value);
+      return seq === null ? null : { seq, prev: (value as { prev: string }).prev };
+    } catch {
+      return null;
+    }
   };
 
   return {
@@ -155,10 +195,12 @@ export function fileAuditSink(options: FileAuditSinkOptions): AuditSink {
         const newest = files[files.length - 1];
         if (newest === undefined) return { head: FRESH_HEAD, torn: null };
         index = newest.index;
+        for (const f of files) totalBytes += (await stat(join(dir, f.name))).size;
         let bytes = await readFile(join(dir, newest.name));
         let torn: TornLineReport | null = null;
         if (bytes.length > 0 && bytes[bytes.length - 1] !== NEWLINE) {
           const start = bytes.lastIndexOf(NEWLINE) + 1;
+          totalBytes -= bytes.length - start;
           torn = await setTornLineAside(newest.name, bytes, start);
           bytes = bytes.subarray(0, start);
         }
@@ -202,6 +244,49 @@ export function fileAuditSink(options: FileAuditSinkOptions): AuditSink {
         await handle.sync();
         dirty = false;
       }
+    },
+
+    async retention(): Promise<AuditRetentionPlan | null> {
+      const now = Date.now();
+      const sizeDue = totalBytes > maxTotalBytes && sizeStuckAt !== index;
+      const ageDue = maxAgeMs !== null && now >= nextAgeCheck;
+      if (!sizeDue && !ageDue) return null;
+      if (ageDue) nextAgeCheck = now + Math.min(AGE_CHECK_MS, maxAgeMs);
+      const files = await listAuditFiles(dir);
+      const stats = await Promise.all(files.map((f) => stat(join(dir, f.name))));
+      totalBytes = stats.reduce((n, st) => n + st.size, 0);
+      const doomed: string[] = [];
+      const reasons = new Set<string>();
+      let removed = 0;
+      // A leading run only, and never the file being written (nor anything after it).
+      for (let i = 0; i < files.length && files[i]!.index < index; i++) {
+        const st = stats[i]!;
+        const tooBig = totalBytes - removed > maxTotalBytes;
+        const tooOld = maxAgeMs !== null && now - st.mtimeMs > maxAgeMs;
+        if (!tooBig && !tooOld) break;
+        if (tooBig) reasons.add("size");
+        if (tooOld) reasons.add("age");
+        doomed.push(files[i]!.name);
+        removed += st.size;
+      }
+      const kept = files[doomed.length];
+      if (totalBytes - removed > maxTotalBytes) sizeStuckAt = index;
+      if (doomed.length === 0 || kept === undefined) return null;
+      const first = await firstRecord(kept.name);
+      // Nothing to vouch for (an empty newest file after a crash): wait until it has a record.
+      if (first === null) return null;
+      return { files: doomed, bytes: removed, reason: [...reasons].join("+"), firstKept: { file: kept.name, ...first } };
+    },
+
+    async removeRetained(plan) {
+      for (const name of plan.files) {
+        const st = await stat(join(dir, name)).catch(() => null);
+        await unlink(join(dir, name)).catch((err: NodeJS.ErrnoException) => {
+          if (err.code !== "ENOENT") throw err;
+        });
+        if (st !== null) totalBytes -= st.size;
+      }
+      if (policy !== "never") await syncDirectory(dir);
     },
 
     async flush() {

@@ -7,11 +7,13 @@
 //   the request's actor, request id, client address, route and method. Awaiting it means the
 //   record is written (and synced, under fsync "always") before the handler answers.
 import { type App, Context } from "../index.js";
+import { LOG_LEVELS } from "../plugin.js";
 import { clientAddressResolver, type TrustProxyOptions } from "../middleware/client-ip/index.js";
 import type { AuditLog } from "./audit-log.js";
 import { automaticAuditLayer } from "./automatic-events.js";
 import type { AuditRecord } from "./record.js";
 import { AUDIT_STATE_KEY, type AuditBinding, type AuditRequestEvent, recordRequestEvent } from "./request-event.js";
+import { DEFAULT_SUMMARY_MS, SuppressedRefusals } from "./suppressed-refusals.js";
 
 export interface AuditPluginOptions {
   log: AuditLog;
@@ -19,6 +21,11 @@ export interface AuditPluginOptions {
   auto?: boolean;
   /** Proxies in front of the app, for the client address (default: the socket peer only). */
   trustProxy?: TrustProxyOptions;
+  /**
+   * Admin refusals answered 429 by the refusal limit are counted, not recorded; a summary record
+   * per client is written this long after the first one counted, and on shutdown (default 60 s).
+   */
+  suppressedSummaryMs?: number;
 }
 
 export function audit(options: AuditPluginOptions): (app: App) => void;
@@ -31,8 +38,18 @@ export function audit(first: AuditPluginOptions | Context, event?: AuditRequestE
   const options = first;
   if (options === null || typeof options !== "object" || typeof options.log?.record !== "function") throw new TypeError("audit({ log }): log must be an AuditLog (auditLog({ sink }))");
   const binding: AuditBinding = { log: options.log, clientAddress: clientAddressResolver(options.trustProxy) };
+  const summaryMs = options.suppressedSummaryMs ?? DEFAULT_SUMMARY_MS;
+  if (!Number.isSafeInteger(summaryMs) || summaryMs < 1) throw new TypeError("audit({ suppressedSummaryMs }): must be a positive integer of milliseconds");
   return (app) => {
+    const suppressed = new SuppressedRefusals((event) => {
+      binding.log.record(event).catch((err: unknown) => {
+        const logger = app.runtime.logger;
+        if (LOG_LEVELS.error >= logger.level) logger.log(LOG_LEVELS.error, "audit record failed", { action: event.action, message: err instanceof Error ? err.message : String(err) });
+      });
+    }, summaryMs);
     app.setState(AUDIT_STATE_KEY, binding);
-    if (options.auto !== false) app.layer(automaticAuditLayer(binding));
+    if (options.auto !== false) app.layer(automaticAuditLayer(binding, suppressed));
+    // Before the app's own hooks that close the log (registered after this plugin).
+    app.onShutdown(() => suppressed.flush());
   };
 }

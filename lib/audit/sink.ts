@@ -28,11 +28,30 @@ export interface AuditSinkOpening {
   readonly torn: TornLineReport | null;
 }
 
+/** Leading files a sink's retention policy would delete, and where the kept log then starts. */
+export interface AuditRetentionPlan {
+  /** File names to delete, oldest first (always a leading run, never the file being written). */
+  readonly files: readonly string[];
+  /** Their total size. */
+  readonly bytes: number;
+  /** Why: "size", "age" or both ("size+age"). */
+  readonly reason: string;
+  /** The first record that stays: its file, seq and prev (what the retention record vouches for). */
+  readonly firstKept: { readonly file: string; readonly seq: number; readonly prev: string };
+}
+
 export interface AuditSink {
   /** Prepare to write and say where the chain ends. Called once, before the first append. */
   open(): Promise<AuditSinkOpening>;
   /** Append complete lines (no "\n" in them), in order. Resolves once written per the sink's durability policy. */
   append(lines: readonly string[]): Promise<void>;
+  /**
+   * Optional retention: what to delete now, or null when nothing is due (cheap then: no I/O).
+   * The log records the plan as an `audit.retention` record, then calls `removeRetained`.
+   */
+  retention?(): Promise<AuditRetentionPlan | null>;
+  /** Delete the files of a plan the log has recorded. */
+  removeRetained?(plan: AuditRetentionPlan): Promise<void>;
   /** Make everything appended durable (fsync, for a file sink). */
   flush(): Promise<void>;
   close(): Promise<void>;

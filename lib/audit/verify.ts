@@ -12,6 +12,14 @@
 // What no chain can show on its own: the newest records removed or the last one edited. Keep the
 // `head` (seq and hash of the last line) somewhere else and pass it as `anchor` later: the
 // record with that seq must still hash to it.
+//
+// Retention (file-sink.ts) deletes leading files. A log whose first file is not audit-000001.jsonl
+// is accepted only when a later record of the chain is an `audit.retention` record naming that
+// first file and the seq and prev of its first line (written before the files were deleted).
+// So deleting one more file, or the first records of the first kept file, or editing that first
+// record's prev, leaves a start nothing vouches for, reported as deleted. Forging the vouching
+// record means rewriting every record after it (each names the hash of the one before): the
+// anchor kept elsewhere shows that.
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { auditFileName, listAuditFiles } from "./file-names.js";
@@ -26,6 +34,8 @@ export interface AuditVerifyOk {
   readonly files: number;
   /** seq and hash of the last record (seq 0 and 64 zeros for an empty log): keep it elsewhere to detect a cut-off tail later. */
   readonly head: AuditChainHead;
+  /** seq of the first record kept (1, or later when retention deleted older files; 0 for an empty log). */
+  readonly firstSeq: number;
 }
 
 export interface AuditVerifyProblem {
@@ -86,12 +96,18 @@ export async function verifyAuditLog(dir: string, options: AuditVerifyOptions = 
   let anchorSeen = false;
   let prev: PreviousLine | null = null;
   let records = 0;
+  // A log whose first file is not number 1 was cut by retention, or tampered with: its first
+  // record is taken on trust until a retention record vouches for it (checked at the end).
+  const firstIndex = files[0]?.index ?? 1;
+  let origin: { file: string; seq: number; prev: string } | null = null;
+  let vouched = firstIndex === 1;
+  let firstSeq = 0;
 
   for (let f = 0; f < files.length; f++) {
     const { name, index } = files[f]!;
-    if (index !== f + 1) {
-      const missing = auditFileName(f + 1);
-      return problem(name, 0, null, `${missing} is missing (the log's files are numbered from 1 without gaps): a file was deleted or renamed`);
+    if (index !== firstIndex + f) {
+      const missing = auditFileName(firstIndex + f);
+      return problem(name, 0, null, `${missing} is missing (the log's files are numbered without gaps): a file was deleted or renamed`);
     }
     const bytes = await readFile(join(dir, name));
     const isLastFile = f === files.length - 1;
@@ -113,7 +129,9 @@ export async function verifyAuditLog(dir: string, options: AuditVerifyOptions = 
       }
       const seq = recordSeq(value);
       if (seq === null) return problem(name, lineNo, null, "not a record: the line lacks an integer seq or a SHA-256 prev");
-      const expected: number = prev === null ? 1 : prev.seq + 1;
+      const prevHash = (value as { prev: string }).prev;
+      if (prev === null && firstIndex !== 1) origin = { file: name, seq, prev: prevHash };
+      const expected: number = prev === null ? (origin !== null ? seq : 1) : prev.seq + 1;
       if (seq !== expected) {
         const reason =
           seq > expected
@@ -121,8 +139,7 @@ export async function verifyAuditLog(dir: string, options: AuditVerifyOptions = 
             : `seq out of order: expected ${expected}, found ${seq} (records or files reordered or duplicated)`;
         return problem(name, lineNo, seq, reason);
       }
-      const prevHash = (value as { prev: string }).prev;
-      const expectedPrev = prev === null ? GENESIS_HASH : prev.hash;
+      const expectedPrev = prev === null ? (origin !== null ? prevHash : GENESIS_HASH) : prev.hash;
       if (prevHash !== expectedPrev) {
         if (prev === null) return problem(name, lineNo, seq, "chain break: the first record does not chain to the start of a log (64 zeros)");
         // Which of the two was edited? If this line is intact, its successor still chains to it.
@@ -139,13 +156,35 @@ export async function verifyAuditLog(dir: string, options: AuditVerifyOptions = 
         if (hash !== anchor.hash) return problem(name, lineNo, seq, "hash mismatch: the record no longer hashes to the anchored head (the record was modified)");
         anchorSeen = true;
       }
+      if (origin !== null && !vouched && vouches(value, origin)) vouched = true;
+      if (prev === null) firstSeq = seq;
       prev = { file: name, line: lineNo, seq, hash };
       records++;
     }
+  }
+  if (!vouched) {
+    const first = files[0]!;
+    const where = origin === null ? "" : ` (it starts at seq ${origin.seq})`;
+    return problem(
+      first.name,
+      0,
+      origin?.seq ?? null,
+      `${auditFileName(1)} is missing and no audit.retention record vouches for where the log now starts${where}: files or records were deleted outside retention`,
+    );
+  }
+  if (anchor !== undefined && anchor.seq > 0 && !anchorSeen && anchor.seq < firstSeq) {
+    return problem(files[0]!.name, 0, null, `anchor not checkable: seq ${anchor.seq} was deleted by retention (the log now starts at seq ${firstSeq}); keep anchors newer than the retention window`);
   }
   if (anchor !== undefined && anchor.seq > 0 && !anchorSeen) {
     const last = files[files.length - 1];
     return problem(last?.name ?? auditFileName(1), prev?.line ?? 0, prev?.seq ?? null, `records missing: the anchored seq ${anchor.seq} is past the end of the log (its tail was removed)`);
   }
-  return { ok: true, records, files: files.length, head: prev === null ? { seq: 0, hash: GENESIS_HASH } : { seq: prev.seq, hash: prev.hash } };
+  return { ok: true, records, files: files.length, head: prev === null ? { seq: 0, hash: GENESIS_HASH } : { seq: prev.seq, hash: prev.hash }, firstSeq };
+}
+
+/** True when `value` is an audit.retention record naming `start` as the first record kept. */
+function vouches(value: unknown, start: { file: string; seq: number; prev: string }): boolean {
+  const r = value as { action?: unknown; metadata?: { first_kept_file?: unknown; first_kept_seq?: unknown; first_kept_prev?: unknown } | null };
+  const m = r.metadata;
+  return r.action === "audit.retention" && typeof m === "object" && m !== null && m.first_kept_file === start.file && m.first_kept_seq === start.seq && m.first_kept_prev === start.prev;
 }

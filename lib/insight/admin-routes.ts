@@ -2,7 +2,8 @@
 //   GET {adminPath}                     every route that has seen traffic, and since when
 //   GET {adminPath}/{method}/{*route}   one route: `/admin/insight/GET/users/{id}` (the braces may
 //                                       be percent-encoded), `/admin/insight/*/(unmatched)`
-// Hidden from the OpenAPI document, and not recorded themselves (`config: { insight: false }`).
+// Hidden from the OpenAPI document, not recorded themselves (`config: { insight: false }`), and
+// audited as admin requests when the audit() plugin is registered (`config: { audit: "admin" }`).
 import { ApiError, type Layer, path, type Reply, route, type RouteDefinition } from "../index.js";
 import { jsonReply } from "../plugin.js";
 import type { InsightRecorder } from "./recorder.js";
@@ -26,7 +27,7 @@ function snapshotReply(value: unknown): Reply {
 }
 
 export function insightAdminRoutes(recorder: InsightRecorder, adminPath: string, layers: readonly Layer[]): RouteDefinition[] {
-  const meta = { hidden: true, layers, config: { insight: false } } as const;
+  const meta = { hidden: true, layers, config: { insight: false, audit: "admin" } } as const;
   return [
     route.get(adminPath, { ...meta, summary: "Traffic insight: every route" }, [], () => snapshotReply(recorder.snapshot())),
     route.get(`${adminPath}/{method}/{*route}`, { ...meta, summary: "Traffic insight: one route" }, [path("method"), path("route")], (method: string, tail: string) => {

@@ -1,5 +1,6 @@
 // The admin API over the recordings: list (summaries, newest first, filtered), one record, delete.
-// Guarded by the layers from shared/admin-access.ts and hidden from the OpenAPI document. Errors
+// Guarded by the layers from shared/admin-access.ts, hidden from the OpenAPI document, and
+// audited as admin requests when the audit() plugin is registered (`config.audit`). Errors
 // are keel's uniform body (RustAPI's replay admin answers a flat `{"error","message"}`).
 // There is deliberately no "replay this record to a URL" route: a server that sends requests to
 // a URL its caller names is a request-forgery tool; replays run from the CLI instead.
@@ -42,7 +43,7 @@ export function normalizeAdminPath(value: string): string {
 }
 
 export function adminRoutes(store: ReplayStore, base: string, layers: readonly Layer[]): RouteDefinition[] {
-  const meta = { hidden: true, tag: "replay", layers };
+  const meta = { hidden: true, tag: "replay", layers, config: { audit: "admin" } };
   const notFound = (id: string): ApiError => ApiError.notFound(`No recording with id ${JSON.stringify(id)}`);
   return [
     route.get(base, { ...meta, summary: "List recorded requests, newest first" }, [query(ListQuery)], async (q) => {

@@ -1,9 +1,10 @@
-// Turning a request or response body into its recorded form: only textual bodies (JSON, text/*,
-// XML, urlencoded forms) are kept, redacted, then cut at the cap on a UTF-8 character boundary;
-// anything else becomes a placeholder naming its type and size.
+// Turning a request or response body into its recorded form: JSON and urlencoded forms are kept,
+// redacted, then cut at the cap on a UTF-8 character boundary; text/* and XML only where the
+// caller says so (responses always; requests with `requestTextBodies`), since replay cannot
+// find the secrets in them; anything else becomes a placeholder naming its type and size.
 import { isJsonMediaType } from "../plugin.js";
 import type { RecordedBody } from "./record.js";
-import { redactForm, redactJson } from "./redaction.js";
+import { type FieldPolicy, redactJson, redactPairs } from "./redaction.js";
 
 export type TextualKind = "json" | "form" | "xml" | "text";
 
@@ -33,8 +34,10 @@ export interface CaptureInput {
   contentEncoding: string | undefined;
   /** Most bytes of text kept. */
   cap: number;
-  /** Lowercased field names to redact in JSON and form bodies. */
-  fields: ReadonlySet<string>;
+  /** What to redact in JSON and form bodies; null: nothing (a replayed answer, compared only). */
+  policy: FieldPolicy | null;
+  /** Record text/* and XML bodies (not redacted); false: a placeholder. */
+  text: boolean;
 }
 
 export function captureBody(input: CaptureInput): RecordedBody {
@@ -44,23 +47,30 @@ export function captureBody(input: CaptureInput): RecordedBody {
   const encoding = input.contentEncoding?.trim().toLowerCase();
   if (encoding !== undefined && encoding !== "" && encoding !== "identity") return omittedBody(`${encoding}-encoded`, size);
   const kind = textualKind(contentType);
-  if (kind === null) return omittedBody(contentType === undefined ? "no content-type" : contentType, size);
+  if (kind === null || (!input.text && (kind === "text" || kind === "xml"))) return omittedBody(contentType === undefined ? "no content-type" : mediaType(contentType), size);
   let text = bytes.toString("utf8");
-  if (input.fields.size > 0) {
+  const policy = input.policy;
+  if (policy !== null) {
     if (kind === "json") {
       // A JSON body that cannot be walked is not stored as it came: it may hold the secrets.
       try {
-        text = JSON.stringify(redactJson(JSON.parse(text), input.fields));
+        text = JSON.stringify(redactJson(JSON.parse(text), policy));
       } catch {
         return omittedBody("JSON that could not be parsed for redaction", size);
       }
     } else if (kind === "form") {
-      text = redactForm(text, input.fields);
+      text = redactPairs(text, policy);
     }
   }
   const encoded = Buffer.from(text, "utf8");
   if (encoded.length <= input.cap) return { body: text, body_size: size, body_truncated: false, body_omitted: false };
   return { body: utf8Prefix(encoded, input.cap), body_size: size, body_truncated: true, body_omitted: false };
+}
+
+/** The media type without parameters (a charset or boundary says nothing useful in a placeholder). */
+function mediaType(contentType: string): string {
+  const semi = contentType.indexOf(";");
+  return (semi === -1 ? contentType : contentType.slice(0, semi)).trim();
 }
 
 /** The longest prefix of at most `cap` bytes that does not split a UTF-8 character. */

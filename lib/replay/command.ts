@@ -1,6 +1,6 @@
 // The `replay` subcommand of a service's CLI:
 //   replay list [--route PATTERN] [--status N] [--limit N]
-//   replay <id> --target http://host:port [--ignore-header NAME]... [--header "Name: value"]...
+//   replay <id> --target http://host:port [--ignore-header NAME]... [--ignore-field NAME]... [--header "Name: value"]...
 // Exit codes: 0 the replayed answer matches the recording (or a list was printed), 1 it differs,
 // 2 a usage error (bad arguments, unknown id, a target that is not an origin, a record whose
 // request body was not kept in full), 3 the replay failed (no connection, no answer in time).
@@ -19,15 +19,17 @@ export interface ReplayCommandIo {
 
 export interface ReplayCommandOptions {
   store: ReplayStore;
-  /** Header names the diff ignores, besides date and x-request-id (the app's volatile ones). */
+  /** Header names the diff ignores, besides REPLAY_VOLATILE_HEADERS (the app's volatile ones). */
   ignoreHeaders?: readonly string[];
+  /** JSON property names the diff ignores at any depth, besides REPLAY_VOLATILE_FIELDS. */
+  ignoreFields?: readonly string[];
   /** Timeout of one replay (default 10 s). */
   timeoutMs?: number;
 }
 
 export const REPLAY_USAGE =
   "usage: replay list [--route PATTERN] [--status N] [--limit N]\n" +
-  "       replay <id> --target http://host:port [--ignore-header NAME]... [--header 'Name: value']...\n" +
+  "       replay <id> --target http://host:port [--ignore-header NAME]... [--ignore-field NAME]... [--header 'Name: value']...\n" +
   "exit: 0 same answer, 1 different answer, 2 usage error, 3 the replay failed\n";
 
 class UsageError extends Error {}
@@ -37,7 +39,7 @@ interface ParsedFlags {
   flags: Map<string, string[]>;
 }
 
-const KNOWN_FLAGS = new Set(["route", "status", "limit", "target", "ignore-header", "header"]);
+const KNOWN_FLAGS = new Set(["route", "status", "limit", "target", "ignore-header", "ignore-field", "header"]);
 
 function parseFlags(args: readonly string[]): ParsedFlags {
   const positional: string[] = [];
@@ -115,7 +117,10 @@ async function replayCommand(parsed: ParsedFlags, io: ReplayCommandIo, options: 
     headers: headerFlags(parsed.flags.get("header") ?? []),
     ...defined({ timeoutMs: options.timeoutMs }),
   });
-  const diff = diffReplay(record, replayed, { ignoreHeaders: [...(options.ignoreHeaders ?? []), ...(parsed.flags.get("ignore-header") ?? [])] });
+  const diff = diffReplay(record, replayed, {
+    ignoreHeaders: [...(options.ignoreHeaders ?? []), ...(parsed.flags.get("ignore-header") ?? [])],
+    ignoreFields: [...(options.ignoreFields ?? []), ...(parsed.flags.get("ignore-field") ?? [])],
+  });
   const query = record.request.query === "" ? "" : "?" + record.request.query;
   io.stdout(`replay ${record.id}: ${record.request.method} ${record.request.path}${query} -> ${target}\n`);
   io.stdout(formatDiff(diff));

@@ -8,8 +8,10 @@ import { REDACTED } from "./redaction.js";
 import { diffLines, type LineChange } from "./text-diff.js";
 
 export interface ReplayDiffOptions {
-  /** More header names whose values change on every answer (besides date and x-request-id). */
+  /** More header names whose values change on every answer (besides VOLATILE_HEADERS). */
   ignoreHeaders?: readonly string[];
+  /** More JSON property names, at any depth, whose values change on every answer (besides VOLATILE_FIELDS). */
+  ignoreFields?: readonly string[];
 }
 
 export interface HeaderChange {
@@ -44,10 +46,32 @@ export interface ComparableResponse {
 }
 
 /**
- * Always ignored: the date, the request id, and what the connection or the transfer decides
- * (framing and keep-alive; the body comparison covers the length).
+ * Always ignored: what is new on every answer (the date, the request id, the trace context), what
+ * the connection or the transfer decides (framing and keep-alive; the body comparison covers the
+ * length), and what describes the server's state at that moment rather than the answer (rate-limit
+ * counters, a cache's hit or miss and age). Replaying against the unchanged server: no difference.
  */
-export const VOLATILE_HEADERS: readonly string[] = ["date", "x-request-id", "connection", "keep-alive", "transfer-encoding", "content-length"];
+export const VOLATILE_HEADERS: readonly string[] = [
+  "date",
+  "x-request-id",
+  "traceparent",
+  "tracestate",
+  "server-timing",
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "content-length",
+  "ratelimit",
+  "ratelimit-remaining",
+  "ratelimit-reset",
+  "x-ratelimit-remaining",
+  "x-ratelimit-reset",
+  "age",
+  "x-cache",
+];
+
+/** JSON properties (any depth) always ignored: the uniform error body's `error_id`, request and trace ids. */
+export const VOLATILE_FIELDS: readonly string[] = ["error_id", "request_id", "trace_id"];
 
 function headerText(v: string | string[] | undefined): string | null {
   if (v === undefined) return null;
@@ -75,7 +99,7 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
-function diffBody(recorded: RecordedResponse, replayed: ComparableResponse): BodyDiff {
+function diffBody(recorded: RecordedResponse, replayed: ComparableResponse, ignoredFields: ReadonlySet<string>): BodyDiff {
   if (recorded.body_omitted) return { kind: "skipped", reason: `the recorded body was not recorded ${recorded.body ?? ""}`.trim() };
   if (recorded.body_truncated) return { kind: "skipped", reason: `the recorded body was cut at ${Buffer.byteLength(recorded.body ?? "")} bytes` };
   if (replayed.body_omitted === true) return { kind: "skipped", reason: `the replayed body is not text ${replayed.body ?? ""}`.trim() };
@@ -88,7 +112,7 @@ function diffBody(recorded: RecordedResponse, replayed: ComparableResponse): Bod
     const x = parseJson(a);
     const y = parseJson(b);
     if (x.ok && y.ok) {
-      const { changes, truncated } = diffJson(x.value, y.value);
+      const { changes, truncated } = diffJson(x.value, y.value, ignoredFields);
       return changes.length === 0 ? { kind: "equal" } : { kind: "json", changes, truncated };
     }
   }
@@ -101,7 +125,7 @@ export function diffReplay(recorded: ReplayRecord | RecordedResponse, replayed: 
   const ignored = new Set([...VOLATILE_HEADERS, ...(options.ignoreHeaders ?? []).map((h) => h.toLowerCase())]);
   const status = response.status === replayed.status ? null : { recorded: response.status, replayed: replayed.status };
   const headers = diffHeaders(response.headers, replayed.headers, ignored);
-  const body = diffBody(response, replayed);
+  const body = diffBody(response, replayed, new Set([...VOLATILE_FIELDS, ...(options.ignoreFields ?? [])]));
   const equal = status === null && headers.length === 0 && (body.kind === "equal" || body.kind === "skipped");
   return { equal, status, headers, body };
 }

@@ -8,13 +8,19 @@ export type { ReplayRouteFilter } from "./route-filter.js";
 export type { ReplayStore } from "./store.js";
 export { MemoryReplayStore, type MemoryReplayStoreOptions } from "./memory-store.js";
 export { FileReplayStore, type FileReplayStoreOptions } from "./file-store.js";
-export { DEFAULT_SECRET_HEADERS as REPLAY_SECRET_HEADERS, REDACTED as REPLAY_REDACTED } from "./redaction.js";
+export {
+  DEFAULT_SECRET_HEADERS as REPLAY_SECRET_HEADERS,
+  RECORDED_REQUEST_HEADERS as REPLAY_RECORDED_HEADERS,
+  SECRET_FIELD_NAMES as REPLAY_SECRET_FIELDS,
+  REDACTED as REPLAY_REDACTED,
+} from "./redaction.js";
 export { DEFAULT_ADMIN_PATH as DEFAULT_REPLAY_ADMIN_PATH, type ReplaySummary } from "./admin-routes.js";
 export { replayRecord, parseReplayTarget, type ReplayTargetOptions, type ReplayedResponse } from "./replay-request.js";
 export { ReplayError } from "./replay-error.js";
 export {
   diffReplay,
   VOLATILE_HEADERS as REPLAY_VOLATILE_HEADERS,
+  VOLATILE_FIELDS as REPLAY_VOLATILE_FIELDS,
   type ReplayDiff,
   type ReplayDiffOptions,
   type HeaderChange as ReplayHeaderChange,

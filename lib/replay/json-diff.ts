@@ -1,5 +1,6 @@
 // Structural comparison of two JSON values: the paths (`$.user.tags[2]`) where they differ. A
 // recorded value "[redacted]" matches anything: the secret was not kept, so it cannot differ.
+// Properties named in `ignored` (volatile ids) are not compared at any depth.
 import { REDACTED } from "./redaction.js";
 
 export interface JsonChange {
@@ -25,7 +26,7 @@ function kindOf(v: unknown): string {
   return v === null ? "null" : Array.isArray(v) ? "array" : typeof v;
 }
 
-export function diffJson(recorded: unknown, replayed: unknown): { changes: JsonChange[]; truncated: boolean } {
+export function diffJson(recorded: unknown, replayed: unknown, ignored: ReadonlySet<string> = new Set()): { changes: JsonChange[]; truncated: boolean } {
   const changes: JsonChange[] = [];
   let truncated = false;
   const push = (c: JsonChange): void => {
@@ -49,10 +50,11 @@ export function diffJson(recorded: unknown, replayed: unknown): { changes: JsonC
       const x = a as Record<string, unknown>;
       const y = b as Record<string, unknown>;
       for (const key of Object.keys(x)) {
+        if (ignored.has(key)) continue;
         if (Object.hasOwn(y, key)) walk(x[key], y[key], keyPath(path, key));
         else if (x[key] !== REDACTED) push({ path: keyPath(path, key), kind: "removed", recorded: x[key] });
       }
-      for (const key of Object.keys(y)) if (!Object.hasOwn(x, key)) push({ path: keyPath(path, key), kind: "added", replayed: y[key] });
+      for (const key of Object.keys(y)) if (!Object.hasOwn(x, key) && !ignored.has(key)) push({ path: keyPath(path, key), kind: "added", replayed: y[key] });
       return;
     }
     if (a !== b) push({ path, kind: "changed", recorded: a, replayed: b });

@@ -6,7 +6,7 @@ import { adminAccessLayers, type AdminAccessOptions } from "../shared/admin-acce
 import { adminRoutes, DEFAULT_ADMIN_PATH, normalizeAdminPath } from "./admin-routes.js";
 import { MemoryReplayStore } from "./memory-store.js";
 import { DEFAULT_MAX_REQUEST_BODY, DEFAULT_MAX_RESPONSE_BODY, recorderLayer } from "./recorder.js";
-import { secretFieldSet, secretHeaderSet } from "./redaction.js";
+import { nameSet, recordedHeaderSet, SecretNames, secretHeaderSet } from "./redaction.js";
 import type { ReplayRouteFilter } from "./route-filter.js";
 import type { ReplayStore } from "./store.js";
 
@@ -21,10 +21,33 @@ export interface ReplayOptions extends AdminAccessOptions {
   maxRequestBody?: number;
   /** Response body bytes kept (default 256 KiB). */
   maxResponseBody?: number;
-  /** Header names redacted besides authorization, cookie, set-cookie, proxy-authorization, x-api-key, x-auth-token, x-csrf-token. */
+  /**
+   * Request headers recorded with their value besides the standard ones (REPLAY_RECORDED_HEADERS:
+   * accept*, content-*, conditionals, user-agent, traceparent, x-request-id...). Any other request
+   * header is recorded as "[redacted]" and not sent by a replay.
+   */
+  allowHeaders?: readonly string[];
+  /** Header names never recorded (either direction) besides authorization, cookie, set-cookie, proxy-authorization, x-api-key, x-auth-token, x-csrf-token. */
   redactHeaders?: readonly string[];
-  /** JSON and form field names redacted at any depth (case-insensitive). */
+  /** Query parameters whose values are recorded (case-insensitive); every other value is "[redacted]" (default none). */
+  allowQuery?: readonly string[];
+  /**
+   * Request JSON and form fields whose string values are recorded, at any depth (case-insensitive;
+   * array items take their array's name). Other strings and form values are "[redacted]"; JSON
+   * numbers, booleans, null and the structure are kept (default none).
+   */
+  allowFields?: readonly string[];
+  /**
+   * Field names redacted whatever their type, in requests and responses, besides the built-in
+   * secret-looking ones (REPLAY_SECRET_FIELDS and any name containing password, secret or token;
+   * `_` and `-` ignored). These win over allowFields and allowQuery.
+   */
   redactFields?: readonly string[];
+  /**
+   * Record text/* and XML request bodies as sent (default false: a placeholder with type and size,
+   * since replay cannot find secrets in them). Only for apps whose text bodies hold none.
+   */
+  requestTextBodies?: boolean;
   /** Where records go (default a MemoryReplayStore of 500). */
   store?: ReplayStore;
   /** Admin routes' base path (default `/admin/replays`); registered only with admin access configured. */
@@ -48,6 +71,7 @@ export function replay(options: ReplayOptions = {}): ReplayPlugin {
   const store = options.store ?? new MemoryReplayStore();
   const adminPath = normalizeAdminPath(options.adminPath ?? DEFAULT_ADMIN_PATH);
   const access = adminAccessLayers(options, "replay");
+  const secrets = new SecretNames(options.redactFields);
   const layer =
     options.enabled === false
       ? null
@@ -58,7 +82,11 @@ export function replay(options: ReplayOptions = {}): ReplayPlugin {
           maxRequestBody: byteCap(options.maxRequestBody, DEFAULT_MAX_REQUEST_BODY, "maxRequestBody"),
           maxResponseBody: byteCap(options.maxResponseBody, DEFAULT_MAX_RESPONSE_BODY, "maxResponseBody"),
           secretHeaders: secretHeaderSet(options.redactHeaders),
-          secretFields: secretFieldSet(options.redactFields),
+          recordedHeaders: recordedHeaderSet(options.allowHeaders),
+          allowQuery: nameSet(options.allowQuery),
+          requestFields: { allowed: nameSet(options.allowFields), secrets },
+          responseFields: { allowed: null, secrets },
+          requestTextBodies: options.requestTextBodies === true,
           excludePrefix: adminPath,
           random: options.random ?? Math.random,
         });

@@ -18,7 +18,7 @@ import { declaredLength, isStreamBody, LOG_LEVELS } from "../plugin.js";
 import { type Context, type Layer, type MatchedRoute, type Next, type Reply, RouteDefinition } from "../index.js";
 import { captureBody, EMPTY_BODY, omittedBody, textualKind } from "./body-capture.js";
 import type { RecordedBody, ReplayRecord } from "./record.js";
-import { recordHeaders } from "./redaction.js";
+import { type FieldPolicy, recordHeaders, redactPairs } from "./redaction.js";
 import { compileRouteFilter, perRoute, type ReplayRouteFilter } from "./route-filter.js";
 import type { ReplayStore } from "./store.js";
 
@@ -31,8 +31,18 @@ export interface RecorderSettings {
   routes: ReplayRouteFilter | undefined;
   maxRequestBody: number;
   maxResponseBody: number;
+  /** Never recorded, either direction. */
   secretHeaders: ReadonlySet<string>;
-  secretFields: ReadonlySet<string>;
+  /** Request headers recorded with their value (the rest: "[redacted]"). */
+  recordedHeaders: ReadonlySet<string>;
+  /** Query parameters whose values are kept. */
+  allowQuery: ReadonlySet<string>;
+  /** Request bodies: JSON strings and form values kept under these names only. */
+  requestFields: FieldPolicy;
+  /** Response bodies: secret-named fields redacted. */
+  responseFields: FieldPolicy;
+  /** Record text/* and XML request bodies. */
+  requestTextBodies: boolean;
   /** Patterns never recorded (the admin routes' own). */
   excludePrefix: string | null;
   random: () => number;
@@ -56,13 +66,16 @@ export function recorderLayer(settings: RecorderSettings): Layer {
     return filter(route.method, route.pattern);
   });
   const readsBody = perRoute(routeReadsBody);
+  const queryPolicy: FieldPolicy = { allowed: settings.allowQuery, secrets: settings.requestFields.secrets };
 
   async function requestBody(ctx: Context, route: MatchedRoute): Promise<RecordedBody> {
     const declared = declaredLength(ctx.req);
     if (declared === 0) return EMPTY_BODY;
     const size = declared === -1 ? null : declared;
     const contentType = ctx.header("content-type");
-    if (textualKind(contentType) === null) return omittedBody(contentType ?? "no content-type", size);
+    const kind = textualKind(contentType);
+    // Text replay does not understand is not read at all: its placeholder needs only the length.
+    if (kind === null || (!settings.requestTextBodies && (kind === "text" || kind === "xml"))) return omittedBody(contentType ?? "no content-type", size);
     const encoding = ctx.header("content-encoding");
     if (encoding !== undefined && encoding.trim().toLowerCase() !== "identity") return omittedBody(`${encoding.trim()}-encoded`, size);
     if (!readsBody(route) && (size === null || size > settings.maxRequestBody)) return omittedBody("not read by the route", size);
@@ -73,7 +86,7 @@ export function recorderLayer(settings: RecorderSettings): Layer {
       // The same rejection waits in ctx.body() for the route's extractor, which answers it.
       return omittedBody("the body could not be read", size);
     }
-    return captureBody({ bytes, contentType, contentEncoding: undefined, cap: settings.maxRequestBody, fields: settings.secretFields });
+    return captureBody({ bytes, contentType, contentEncoding: undefined, cap: settings.maxRequestBody, policy: settings.requestFields, text: settings.requestTextBodies });
   }
 
   function responseBody(reply: Reply): RecordedBody {
@@ -95,7 +108,8 @@ export function recorderLayer(settings: RecorderSettings): Layer {
       contentType: firstHeader(h["content-type"]),
       contentEncoding: firstHeader(h["content-encoding"]),
       cap: settings.maxResponseBody,
-      fields: settings.secretFields,
+      policy: settings.responseFields,
+      text: true,
     });
   }
 
@@ -111,8 +125,8 @@ export function recorderLayer(settings: RecorderSettings): Layer {
       request: {
         method: ctx.method,
         path: ctx.path,
-        query: ctx.rawQuery,
-        headers: recordHeaders(ctx.req.headers, settings.secretHeaders),
+        query: redactPairs(ctx.rawQuery, queryPolicy),
+        headers: recordHeaders(ctx.req.headers, settings.secretHeaders, settings.recordedHeaders),
         ...reqBody,
       },
       response: {

@@ -44,6 +44,9 @@ const NOT_FORWARDED = new Set([
   "expect",
   "accept-encoding",
   "http2-settings",
+  // A replay is a new request, not a part of the recorded one's trace.
+  "traceparent",
+  "tracestate",
 ]);
 
 /** The target's origin, or a ReplayError: only http(s), no credentials, path, query or fragment. */
@@ -129,7 +132,8 @@ export async function replayRecord(record: ReplayRecord, options: ReplayTargetOp
           contentType: h["content-type"],
           contentEncoding: h["content-encoding"],
           cap,
-          fields: new Set(),
+          policy: null,
+          text: true,
         });
         resolve({
           status: res.statusCode ?? 0,

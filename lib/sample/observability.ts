@@ -22,8 +22,19 @@ export interface SampleObservabilityOptions {
   replaySampleRate?: number;
 }
 
-/** Fields of JSON and form bodies that never reach a replay record. */
+/** Fields of JSON and form bodies that never reach a replay record (the built-in secret names cover them too). */
 export const SAMPLE_REDACTED_FIELDS = ["password", "token", "secret", "csrf_token", "_csrf"];
+
+/**
+ * What the sample's routes take that is not secret, so `replay <id>` re-sends a working request:
+ * the user list's paging, the report and user bodies (not the password), the form's message, the
+ * tenant header and the idempotency key. Everything else a client sends is recorded redacted.
+ */
+export const SAMPLE_REPLAY_ALLOW = {
+  query: ["limit", "cursor"],
+  fields: ["email", "kind", "month", "message"],
+  headers: ["x-tenant-id", "idempotency-key"],
+} as const;
 
 /**
  * Request recording for replay: one request in ten by default, secrets redacted, bodies capped
@@ -34,6 +45,11 @@ export function sampleReplay(options: SampleObservabilityOptions): ReplayPlugin 
   return replay({
     sampleRate: options.replaySampleRate ?? 0.1,
     redactFields: SAMPLE_REDACTED_FIELDS,
+    // The text echo answers with what the client sent: its answer would carry an unredacted body.
+    routes: (method, pattern) => pattern !== "/echo-text",
+    allowQuery: SAMPLE_REPLAY_ALLOW.query,
+    allowFields: SAMPLE_REPLAY_ALLOW.fields,
+    allowHeaders: SAMPLE_REPLAY_ALLOW.headers,
     maxRequestBody: 16 * 1024,
     maxResponseBody: 16 * 1024,
     store: options.replayFile === undefined ? new MemoryReplayStore({ capacity: 200 }) : new FileReplayStore({ path: options.replayFile }),

@@ -50,7 +50,7 @@ describe("auditLog() with a file sink", () => {
     const second = JSON.parse(lines[1]!);
     assert.equal(second.seq, 2);
     assert.equal(second.prev, sha256(lines[0]!));
-    assert.deepEqual(await verifyAuditLog(dir), { ok: true, records: 2, files: 1, head: { seq: 2, hash: sha256(lines[1]!) } });
+    assert.deepEqual(await verifyAuditLog(dir), { ok: true, records: 2, files: 1, head: { seq: 2, hash: sha256(lines[1]!) }, firstSeq: 1 });
   });
 
   it("rotates when the next line would pass maxBytes (a file of exactly maxBytes is allowed) and chains across files", async () => {

@@ -82,7 +82,7 @@ describe("replay(): route filters", () => {
 
 describe("replay(): what a record holds", () => {
   it("records method, path, query, status, route, duration and the request id", async () => {
-    const { app, records } = await recordingApp({}, route.get("/users/{id}", [], () => ({ id: 7 })));
+    const { app, records } = await recordingApp({ allowQuery: ["full", "x"] }, route.get("/users/{id}", [], () => ({ id: 7 })));
     await app.inject({ url: "/users/7?full=1&x=%20", headers: { "x-request-id": "req-123", accept: "application/json" } });
     const [r] = await records();
     assert.ok(r !== undefined);
@@ -117,7 +117,7 @@ describe("replay(): body caps", () => {
   const echo = route.post("/echo", [text()], (t) => textReply(t));
 
   it("keeps a request body of exactly maxRequestBody bytes and cuts one byte more", async () => {
-    const { app, records } = await recordingApp({ maxRequestBody: 10, maxResponseBody: 1000 }, echo);
+    const { app, records } = await recordingApp({ maxRequestBody: 10, maxResponseBody: 1000, requestTextBodies: true }, echo);
     await app.inject({ method: "POST", url: "/echo", headers: { "content-type": "text/plain" }, body: "0123456789" });
     await app.inject({ method: "POST", url: "/echo", headers: { "content-type": "text/plain" }, body: "0123456789A" });
     const [fits, over] = await records();
@@ -147,7 +147,7 @@ describe("replay(): body caps", () => {
   it("keeps only textual bodies: binary ones become a placeholder with their size", async () => {
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);
     const { app, records } = await recordingApp(
-      {},
+      { allowFields: ["n"] },
       route.post("/upload", [], () => bytesReply(png, "image/png")),
       route.get("/xml", [], () => new Reply(200, "<a/>", { "content-type": "application/xml" })),
       route.post("/form", [form()], (f) => ({ n: f["n"] })),
@@ -171,7 +171,7 @@ describe("replay(): request bodies are shared with the handler, never buffered u
   it("the handler still gets the whole body it reads (json, form, text)", async () => {
     const got: unknown[] = [];
     const { app, records } = await recordingApp(
-      { maxRequestBody: 4 },
+      { maxRequestBody: 4, allowFields: ["a", "b"], requestTextBodies: true },
       route.post("/j", [json()], (b) => (got.push(b), "ok")),
       route.post("/f", [form()], (f) => (got.push({ ...f }), "ok")),
       route.post("/t", [text()], (t) => (got.push(t), "ok")),
@@ -189,7 +189,7 @@ describe("replay(): request bodies are shared with the handler, never buffered u
   });
 
   it("reads the body of a route without a body extractor only when its declared length is within the cap", async () => {
-    const { app, records } = await recordingApp({ maxRequestBody: 8 }, route.post("/ping", [], () => textReply("pong")));
+    const { app, records } = await recordingApp({ maxRequestBody: 8, requestTextBodies: true }, route.post("/ping", [], () => textReply("pong")));
     const headers = { "content-type": "text/plain" };
     assert.equal((await app.inject({ method: "POST", url: "/ping", headers, body: "12345678" })).body, "pong");
     assert.equal((await app.inject({ method: "POST", url: "/ping", headers, body: "123456789" })).body, "pong");
@@ -236,7 +236,7 @@ describe("replay(): redaction", () => {
   it("redacts configured JSON fields at any depth and inside arrays, in both directions", async () => {
     let handlerSaw: unknown;
     const { app, records } = await recordingApp(
-      { redactFields: ["password", "token"] },
+      { redactFields: ["password", "token"], allowFields: ["name", "hint"] },
       route.post("/users", [json()], (b) => {
         handlerSaw = b;
         return { user: { name: "ada", Token: "t-123" }, sessions: [{ token: "t-456", id: 1 }] };
@@ -253,7 +253,7 @@ describe("replay(): redaction", () => {
   it("redacts configured fields in urlencoded forms, the handler getting the real values", async () => {
     let handlerSaw: unknown;
     const { app, records } = await recordingApp(
-      { redactFields: ["password"] },
+      { redactFields: ["password"], allowFields: ["user", "x"] },
       route.post("/login", [form()], (f) => {
         handlerSaw = { ...f };
         return "ok";

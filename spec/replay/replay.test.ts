@@ -42,7 +42,7 @@ describe("replay against a live target app", () => {
 
   before(async () => {
     const original = new App({ logger: silentLogger })
-      .register(replay({ store, redactFields: ["password"] }))
+      .register(replay({ store, redactFields: ["password"], allowQuery: ["x", "y"], allowFields: ["name"], allowHeaders: ["x-trace"] }))
       .routes(
         route.get("/users/{id}", [], () => ({ id: 1, name: "ada", tags: ["a", "b"], profile: { city: "Paris" }, gone: true })),
         route.post("/echo", [json()], (b) => ({ received: b })),
