@@ -78,7 +78,7 @@ export async function startScriptedRedis(handler: ScriptHandler): Promise<Script
     let queue: Promise<void> = Promise.resolve();
     const parser = new RespParser((value) => {
       const command = Array.isArray(value) ? value.map((v) => String(v)) : [String(value)];
-      queue = queue.then(() => handler(command, connection)).catch(() => socket.destroy());
+      queue = queue.then(() => handler(command, connection)).catch(() => void socket.destroy());
     });
     socket.on("data", (chunk: Buffer) => {
       try {
