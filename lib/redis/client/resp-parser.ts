@@ -76,6 +76,8 @@ class Frame {
 /** parseValue's answers besides a value. */
 const INCOMPLETE: unique symbol = Symbol("incomplete");
 const OPENED: unique symbol = Symbol("opened");
+/** An empty push frame (`>0`): a push at top level, an empty array inside an aggregate. */
+const EMPTY_PUSH: unique symbol = Symbol("empty push");
 
 const EMPTY = Buffer.alloc(0);
 
@@ -83,11 +85,16 @@ function protocolError(message: string): RedisProtocolError {
   return new RedisProtocolError(`Redis protocol error: ${message}`);
 }
 
+function bigintAsText(_key: string, value: unknown): unknown {
+  return typeof value === "bigint" ? value.toString() : value;
+}
+
 function keyText(key: ParsedReply): string {
   if (typeof key === "string") return key;
   if (Buffer.isBuffer(key)) return key.toString("utf8");
   if (key instanceof RedisError) return key.message;
-  if (typeof key === "object" && key !== null) return JSON.stringify(key);
+  // An aggregate as a map key (RESP3 allows it): its JSON, big numbers as their digits.
+  if (typeof key === "object" && key !== null) return JSON.stringify(key, bigintAsText);
   return String(key);
 }
 
@@ -171,9 +178,10 @@ export class RespParser {
       const used = this.replyBytes + (this.pos - start);
       if (used > this.maxReplyBytes) throw protocolError(`reply over maxReplyBytes (${this.maxReplyBytes})`);
       this.replyBytes = used;
-      if (value !== OPENED) this.complete(value);
+      if (value === EMPTY_PUSH) this.emptyPush();
+      else if (value !== OPENED) this.complete(value);
       else if (this.stack.length === 0) {
-        // A top-level empty push (already emitted) or empty attribute: the next reply starts afresh.
+        // A top-level empty attribute: the value it annotates starts afresh.
         this.replyBytes = 0;
         this.replyElements = 0;
       }
@@ -239,7 +247,7 @@ export class RespParser {
   }
 
   /** One value (or an aggregate header) at `start`; sets this.pos past it. */
-  private parseValue(buf: Buffer, start: number): ParsedReply | typeof INCOMPLETE | typeof OPENED {
+  private parseValue(buf: Buffer, start: number): ParsedReply | typeof INCOMPLETE | typeof OPENED | typeof EMPTY_PUSH {
     const lf = findLf(buf, start + 1);
     if (lf === -1) {
       this.needBytes = 0;
@@ -297,7 +305,7 @@ export class RespParser {
           return null;
         }
         if (count === 0) {
-          if (type === 62) return this.emptyPush();
+          if (type === 62) return EMPTY_PUSH;
           return [];
         }
         this.announce(count);
@@ -347,10 +355,11 @@ export class RespParser {
   }
 
   /** An empty push frame still goes out as a push (rare: no aggregate is opened for it). */
-  private emptyPush(): typeof OPENED {
-    if (this.stack.length === 0) this.onReply([], true, undefined);
-    else this.complete([]);
-    return OPENED;
+  private emptyPush(): void {
+    if (this.stack.length > 0) return this.complete([]);
+    this.replyBytes = 0;
+    this.replyElements = 0;
+    this.onReply([], true, undefined);
   }
 }
 
