@@ -5,8 +5,7 @@
 // the client hold more.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { RedisError, RedisProtocolError } from "../../lib/redis/client/errors.js";
-import { RespParser, type RespLimits } from "../../lib/redis/client/resp-parser.js";
+import { RedisError, RedisProtocolError, RespParser, type RespLimits } from "../../lib/redis/index.js";
 import { runProperty, shrinkCandidates, type Rng } from "./property.js";
 
 /** Bytes as latin1 text, so inputs shrink as strings. */

@@ -6,7 +6,7 @@
 // no more than a chunk or two, whatever it announces: memory measured in the test process is the
 // client's.
 import { createServer, type Server, type Socket } from "node:net";
-import { RespParser } from "../../lib/redis/client/resp-parser.js";
+import { RespParser } from "../../lib/redis/index.js";
 
 export interface ScriptedConnection {
   /** 1 for the first connection accepted, 2 for the next... */

@@ -8,7 +8,8 @@ export { RedisClient, redisClient, type RedisStatus } from "./client.js";
 export type { RedisClientOptions } from "./options.js";
 export type { RedisArg, RedisReply } from "./types.js";
 export { RedisScript } from "./script.js";
-export { RedisError, RedisConnectionError, RedisTimeoutError, RedisUnavailableError, RedisDesyncError, UNAVAILABLE_CODES } from "./errors.js";
-export { DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_REPLY_ELEMENTS, DEFAULT_MAX_LINE_BYTES } from "./resp-parser.js";
+export { RedisError, RedisConnectionError, RedisTimeoutError, RedisUnavailableError, RedisDesyncError, RedisProtocolError, UNAVAILABLE_CODES } from "./errors.js";
+// The streaming parser itself, bounded as the client uses it: for proxies, test servers, fuzzers.
+export { RespParser, DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_REPLY_ELEMENTS, DEFAULT_MAX_LINE_BYTES, type RespLimits, type ReplyHandler, type ParsedReply } from "./resp-parser.js";
 export { redisErrorMapper } from "./error-mapper.js";
 export { parseRedisUrl, type RedisUrlParts } from "./url.js";
