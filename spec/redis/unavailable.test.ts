@@ -8,7 +8,10 @@ import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { App, route, silentLogger, type InjectResponse } from "../../lib/index.js";
-import { redisClient, RedisUnavailableError, type RedisClient } from "../../lib/redis/index.js";
+import { idempotency } from "../../lib/middleware/index.js";
+import { toApiError } from "../../lib/plugin.js";
+import { redisClient, RedisJobStore, redisStore, RedisUnavailableError, type RedisClient } from "../../lib/redis/index.js";
+import { jobRecord } from "../jobs/job-store-contract.js";
 import { production } from "../../lib/service/index.js";
 import { createSampleApp } from "../../lib/sample/index.js";
 import { freePort, startRedis, type RedisServerHandle } from "../support/redis-server.js";
@@ -135,6 +138,38 @@ describe("a real redis-server that cannot serve now", () => {
       }
     }
     assert.equal((await app.inject({ url: "/get" })).status, 200);
+  });
+
+  it("under -OOM every store operation the sample uses (buckets, idempotency records, jobs) maps to 503, the idempotency layer too", async (t) => {
+    if (server === null) return t.skip("redis-server not installed");
+    const store = redisStore<{ n: number }>(client, { prefix: "u:store:" });
+    const jobs = new RedisJobStore({ client, prefix: "u:jobs:" });
+    await jobs.open();
+    const idem = new App({ logger: silentLogger, env: "development" }).routes([
+      route.post("/once", { layers: [idempotency({ store: redisStore(client, { prefix: "u:idem:" }) })] }, [], () => ({ ran: true })),
+    ]);
+    await admin.command(["CONFIG", "SET", "maxmemory-policy", "noeviction"]);
+    await admin.command(["CONFIG", "SET", "maxmemory", "1"]);
+    try {
+      const operations: Array<[string, () => Promise<unknown>]> = [
+        ["takeToken", () => store.takeToken("bucket", 10, 1, 60_000)],
+        ["add", () => store.add("k", { n: 1 }, { ttlMs: 60_000 })],
+        ["set", () => store.set("k", { n: 1 })],
+        ["update", () => store.update("k", () => ({ n: 2 }))],
+        ["job add", () => jobs.add(jobRecord("oom-1"))],
+      ];
+      for (const [what, run] of operations) {
+        const error = await run().then(() => undefined, (e: unknown) => e);
+        assert.ok(error instanceof RedisUnavailableError, `${what}: ${String(error)}`);
+        const answer = toApiError(error);
+        assert.deepEqual([answer.status, answer.headers?.["retry-after"]], [503, "1"], what);
+      }
+      assertUnavailable(await idem.inject({ method: "POST", url: "/once", headers: { "idempotency-key": "oom-key-1" } }), "an idempotent POST");
+    } finally {
+      await admin.command(["CONFIG", "SET", "maxmemory", "0"]);
+      await jobs.close();
+    }
+    assert.equal((await idem.inject({ method: "POST", url: "/once", headers: { "idempotency-key": "oom-key-1" } })).status, 200);
   });
 
   it("the sample in Redis mode under -OOM: /api/v1 routes (rate limits, idempotency, jobs) answer 503, not 500", async (t) => {
