@@ -16,6 +16,8 @@ const MiB = 1024 * 1024;
 const SENT_MAX = 128 * MiB;
 /** The bound asserted on the client's growth (heap + array buffers), with the default maxReplyBytes of 32 MiB. */
 const BOUND = 48 * MiB;
+/** And on its RSS (looser: the allocator and the test runner move it too). */
+const RSS_BOUND = 96 * MiB;
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -86,6 +88,7 @@ describe("a hostile Redis cannot make the client hold more than its reply limits
       assert.ok(error instanceof RedisConnectionError, String(error));
       assert.match(error.message, hostile.error);
       assert.ok(peak - before < BOUND, `client grew ${((peak - before) / MiB).toFixed(1)} MiB (bound ${BOUND / MiB} MiB)`);
+      assert.ok(rssPeak - rssBefore < RSS_BOUND, `client RSS grew ${((rssPeak - rssBefore) / MiB).toFixed(1)} MiB (bound ${RSS_BOUND / MiB} MiB)`);
       assert.ok(sent < SENT_MAX, "the client hung up before the server had sent everything");
 
       // The connection was dropped and comes back: the next command is answered.
