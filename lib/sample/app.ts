@@ -103,10 +103,14 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
   // problem degrades /health without taking the instance out of /ready.
   if (prod !== undefined) {
     prod.check("jobs", jobs.healthCheck({ maxBacklog: 10_000, maxDeadLetters: 100 }), { critical: false });
-    // Redis down degrades /health; /ready stays up: every instance shares the one Redis, so taking
-    // them all out of rotation would not help (the layers that need it answer 503 meanwhile).
+    // Redis is critical (issue 32's decision): while it fails, /ready is 503, so a load balancer or
+    // orchestrator sees what every /api/v1 route answers anyway (503, as the rate limits need
+    // Redis) and an instance cut off from Redis alone is taken out of rotation. /live stays 200:
+    // restarting the process would not bring Redis back.
     const redis = options.redis;
-    if (redis !== undefined) prod.check("redis", () => redis.command(["PING"]), { critical: false });
+    if (redis !== undefined) prod.check("redis", () => redis.command(["PING"]));
+    // Why a check fails (internal addresses) is shown to the admin token's bearer only.
+    if (options.adminToken !== undefined) prod.probeAdminToken(options.adminToken);
     app.register(prod);
   }
   // The queue runs while the app serves: started when it listens; after the HTTP drain no new

@@ -10,6 +10,7 @@ export { span, tracer, Tracer, ActiveSpan, getRequestSpan, type SpanRecord, type
 export { parseTraceParent, formatTraceParent, isSampledFlags, type TraceParent } from "./observability/traceparent.js";
 export { HealthChecks, type HealthCheck, type HealthCheckOptions, type HealthChecksOptions, type HealthReport, type CheckOutcome, type CheckStatus } from "./probes/health-checks.js";
 export { probeRoutes, DEFAULT_PROBE_PATHS, type ProbeOptions, type ProbePaths } from "./probes/probe-routes.js";
+export { probeTokenAccess, type ProbeDetailAccess, type ProbeToken } from "./probes/probe-access.js";
 export { runService, type RunServiceOptions, type ServiceCommand } from "./cli/run-service.js";
 export { ConfigurationError, describeStartupError, type StartupFailure } from "./cli/startup-error.js";
 export { defaultMaxConnections, openFileLimit } from "./cli/fd-limit.js";

@@ -11,7 +11,7 @@
 // production() builds the parts in order (logger, checks, layer, probe routes) and returns them
 // with register(). Ids, spans and the access line share one layer: the baseline costs one layer.
 import type { Writable } from "node:stream";
-import type { App, Layer, Logger, LogLevelName, RouteDefinition } from "../index.js";
+import type { App, Context, Layer, Logger, LogLevelName, RouteDefinition } from "../index.js";
 import { defined, isJsonLogger } from "../plugin.js";
 import { requestId, type RequestIdOptions } from "../shared/request-id.js";
 import { accessLog, type TraceSampler } from "./observability/access-log.js";
@@ -20,6 +20,7 @@ import type { LogDestination } from "./observability/log-destination.js";
 import type { SpanSink } from "./observability/span.js";
 import { HealthChecks, type HealthCheck, type HealthCheckOptions } from "./probes/health-checks.js";
 import { probeRoutes, type ProbePaths } from "./probes/probe-routes.js";
+import { checkProbeToken } from "./probes/probe-access.js";
 
 export interface ProductionSpanOptions {
   /** Let handlers open child spans with span(ctx, ...) / tracer() (default true). */
@@ -58,6 +59,10 @@ export interface ProductionProbeOptions {
   tag?: string;
   /** Access-log level of probe requests, or false for none (default "debug"). */
   accessLog?: string | number | false;
+  /** Bearer token (16+ characters) that shows why checks fail in /ready and /health; without it: name, status, a generic reason. Or set it later: probeAdminToken(). */
+  adminToken?: string;
+  /** Or: who else sees why checks fail (e.g. `() => true` on a private network). */
+  showDetails?: (ctx: Context) => boolean;
 }
 
 export interface ProductionOptions {
@@ -108,6 +113,8 @@ export interface Production {
   readonly routes: readonly RouteDefinition[];
   /** Add a readiness/health check (run concurrently with the others, with a timeout). */
   check(name: string, fn: HealthCheck, options?: HealthCheckOptions): Production;
+  /** The bearer token that shows why checks fail in the probes (as probes.adminToken; for an app given a ready-made baseline). */
+  probeAdminToken(token: string): Production;
   /**
    * Install on an app: the layer (appended: register before other global layers so it is the
    * outermost), the probe routes, the logger (unless installLogger is false) and a shutdown
@@ -163,10 +170,11 @@ export function production(options: ProductionOptions): Production {
 
   // 4. The probe routes.
   const probes = enabled<ProductionProbeOptions>(options.probes);
+  let probeToken = probes?.adminToken === undefined ? undefined : checkProbeToken(probes.adminToken, "production()");
   const routes =
     probes === null
       ? []
-      : probeRoutes({ service, checks, ...defined({ version, paths: probes.paths, tag: probes.tag, accessLog: probes.accessLog }) });
+      : probeRoutes({ service, checks, adminToken: () => probeToken, ...defined({ version, paths: probes.paths, tag: probes.tag, accessLog: probes.accessLog, showDetails: probes.showDetails }) });
 
   // 5. Installing it all on an app.
   const installLogger = options.installLogger ?? true;
@@ -180,6 +188,10 @@ export function production(options: ProductionOptions): Production {
     routes,
     check(name, fn, checkOptions) {
       checks.add(name, fn, checkOptions);
+      return prod;
+    },
+    probeAdminToken(token) {
+      probeToken = checkProbeToken(token, "production().probeAdminToken");
       return prod;
     },
     register(app) {

@@ -104,14 +104,18 @@ test("the sample's /health reports the job queue's retention pressure", async ()
   const clock = new ManualJobClock(1_000);
   const jobs = new Queue({ clock, logger: silentLogger, jobs: [buildReport], maxAttempts: 1, store: new MemoryJobStore({ keepDead: 3 }) });
   const prod = production({ service: "t", level: "silent" });
-  const app = createSampleApp({ logger: silentLogger, jobs, production: prod });
+  const adminToken = "jobs-admin-token-0123456789";
+  const app = createSampleApp({ logger: silentLogger, jobs, production: prod, adminToken });
   await jobs.start();
   for (let i = 1; i <= 9; i++) await jobs.enqueue(buildReport, { kind: "usage", month: `2024-0${i}`, fail: true });
   await until("dead letters", async () => {
     await clock.flush();
     return (await jobs.stats()).totals.deadLettered === 9;
   });
-  const health = await app.inject({ url: "/health" });
+  // Why a check degrades is shown to the admin token's bearer (anyone else: "check degraded").
+  const anonymous = (await app.inject({ url: "/health" })).json<{ checks: Record<string, { status: string; error?: string }> }>();
+  assert.deepEqual([anonymous.checks["jobs"]?.status, anonymous.checks["jobs"]?.error], ["degraded", "check degraded"]);
+  const health = await app.inject({ url: "/health", headers: { authorization: `Bearer ${adminToken}` } });
   const body = health.json<{ status: string; checks: Record<string, { status: string; error?: string }> }>();
   assert.equal(body.checks["jobs"]?.status, "degraded");
   assert.match(body.checks["jobs"]?.error ?? "", /dead letters at 100% of their cap \(3\/3, .* 6 evicted\)/);

@@ -13,6 +13,8 @@ async function serve(options: Partial<ProbeOptions> & { checks?: HealthChecks } 
   return { app, server: await app.listen({ port: 0 }) };
 }
 
+const ADMIN_TOKEN = "probe-admin-token-0123456789";
+
 const json = (body: string): Record<string, unknown> => JSON.parse(body) as Record<string, unknown>;
 
 describe("probes", () => {
@@ -38,11 +40,11 @@ describe("probes", () => {
     assert.equal(body.checks["cache"]?.status, "ok");
   });
 
-  it("a failing readiness check gives 503 unready with its error", async () => {
+  it("a failing readiness check gives 503 unready with its error (to the admin token's bearer)", async () => {
     const checks = new HealthChecks().add("db", () => Promise.reject(new Error("connection refused (db:5432)"))).add("cache", () => true);
-    const { server } = await serve({ checks });
-    const ready = await send(server.url + "/ready");
-    const health = await send(server.url + "/health");
+    const { server } = await serve({ checks, adminToken: ADMIN_TOKEN });
+    const ready = await send(server.url + "/ready", { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const health = await send(server.url + "/health", { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     await server.close();
     assert.equal(ready.status, 503);
     const body = json(ready.body) as { status: string; checks: Record<string, { status: string; error?: string }> };
@@ -51,6 +53,49 @@ describe("probes", () => {
     assert.equal(body.checks["cache"]?.status, "ok");
     assert.equal(health.status, 503);
     assert.equal(json(health.body)["status"], "fail");
+  });
+
+  it("without the admin token a failing check shows its name, status and a generic reason, never the message", async () => {
+    const checks = new HealthChecks()
+      .add("redis", () => Promise.reject(new Error("Redis at 10.1.2.3:16391 is not connected (ECONNREFUSED)")))
+      .add("search", () => ({ status: "degraded", error: "replica search-2.internal:9200 lags" }), { critical: false })
+      .add("cache", () => true);
+    for (const options of [{}, { adminToken: ADMIN_TOKEN }] as const) {
+      const { server } = await serve({ checks, ...options });
+      const asked = [
+        await send(server.url + "/ready"),
+        await send(server.url + "/health"),
+        await send(server.url + "/health", { headers: { authorization: "Bearer wrong-token-wrong-token" } }),
+        await send(server.url + "/ready", { headers: { authorization: ADMIN_TOKEN } }),
+      ];
+      await server.close();
+      for (const r of asked) {
+        assert.equal(r.status, 503);
+        assert.doesNotMatch(r.body, /10\.1\.2\.3|16391|ECONNREFUSED|search-2|9200/, r.body);
+        const body = json(r.body) as { checks: Record<string, { status: string; error?: string }> };
+        assert.deepEqual({ status: body.checks["redis"]?.status, error: body.checks["redis"]?.error }, { status: "fail", error: "check failed" });
+        assert.deepEqual({ status: body.checks["search"]?.status, error: body.checks["search"]?.error }, { status: "degraded", error: "check degraded" });
+        assert.deepEqual(body.checks["cache"]?.status, "ok");
+      }
+    }
+  });
+
+  it("with the admin token (Bearer, or an app's own showDetails) the full message", async () => {
+    const checks = new HealthChecks().add("redis", () => Promise.reject(new Error("Redis at 10.1.2.3:16391 is not connected (ECONNREFUSED)")));
+    let token: string | undefined;
+    const { server } = await serve({ checks, adminToken: () => token, showDetails: (ctx) => ctx.header("x-internal") === "yes" });
+    const before = await send(server.url + "/ready", { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    token = ADMIN_TOKEN; // set after the routes were built (as production().probeAdminToken does)
+    const ready = await send(server.url + "/ready", { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const health = await send(server.url + "/health", { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const internal = await send(server.url + "/health", { headers: { "x-internal": "yes" } });
+    await server.close();
+    assert.doesNotMatch(before.body, /10\.1\.2\.3/, "no token set yet: nobody sees the message");
+    for (const r of [ready, health, internal]) {
+      assert.equal(r.status, 503);
+      assert.match(r.body, /Redis at 10\.1\.2\.3:16391 is not connected \(ECONNREFUSED\)/);
+    }
+    assert.throws(() => probeRoutes({ service: "x", adminToken: "short" }), TypeError);
   });
 
   it("GET /health reports service, version, uptime and checks; degraded stays 200", async () => {

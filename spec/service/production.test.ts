@@ -166,21 +166,38 @@ describe("production()", () => {
     assert.equal(slowLine?.["status"], 200, "the shutdown hook flushed the log");
   });
 
-  it("a failing readiness check gives 503 with its error; /health says fail", async () => {
-    const { server, prod } = await start({ checks: { db: () => Promise.reject(new Error("ECONNREFUSED 10.0.0.5:5432")) } });
+  it("a failing readiness check gives 503 with its error (to probes.adminToken's bearer); /health says fail", async () => {
+    const token = "orders-probe-token-0123456789";
+    const { server, prod } = await start({ checks: { db: () => Promise.reject(new Error("ECONNREFUSED 10.0.0.5:5432")) }, probes: { adminToken: token } });
     prod.check("cache", () => true);
-    const ready = await send(server.url + "/ready");
+    const ready = await send(server.url + "/ready", { headers: { authorization: `Bearer ${token}` } });
     const health = await send(server.url + "/health");
+    const anonymous = await send(server.url + "/ready");
     await stop(server, prod);
     assert.equal(ready.status, 503);
     const body = JSON.parse(ready.body) as { status: string; checks: Record<string, { status: string; error?: string }> };
     assert.equal(body.status, "unready");
     assert.equal(body.checks["db"]?.status, "fail");
     assert.equal(body.checks["db"]?.error, "ECONNREFUSED 10.0.0.5:5432");
+    assert.equal(anonymous.status, 503);
+    assert.doesNotMatch(anonymous.body + health.body, /10\.0\.0\.5|ECONNREFUSED/, "without the token: no internal address");
     assert.equal(body.checks["cache"]?.status, "ok");
     assert.equal(health.status, 503);
     const h = JSON.parse(health.body) as Record<string, unknown>;
     assert.deepEqual([h["status"], h["service"], h["version"]], ["fail", "orders", "3.1.4"]);
+  });
+
+  it("probeAdminToken() sets the token on a ready-made baseline (as runService hands one to createApp)", async () => {
+    const token = "late-probe-token-0123456789";
+    const { server, prod } = await start({ checks: { db: () => Promise.reject(new Error("ECONNREFUSED 10.0.0.5:5432")) } });
+    const before = await send(server.url + "/health", { headers: { authorization: `Bearer ${token}` } });
+    prod.probeAdminToken(token);
+    // Check results are cached for a second; the reason is cached with them, only its showing changes.
+    const after = await send(server.url + "/health", { headers: { authorization: `Bearer ${token}` } });
+    await stop(server, prod);
+    assert.doesNotMatch(before.body, /10\.0\.0\.5/);
+    assert.match(after.body, /ECONNREFUSED 10\.0\.0\.5:5432/);
+    assert.throws(() => prod.probeAdminToken("short"), TypeError);
   });
 
   it("each part can be switched off", async () => {

@@ -5,7 +5,7 @@
 // the client is created, is waited for (bounded by connectTimeoutMs): a client used right after
 // its creation does not fail for having been quick.
 import { RedisConnection } from "./connection.js";
-import { RedisConnectionError, RedisError } from "./errors.js";
+import { RedisConnectionError, RedisDesyncError, RedisError } from "./errors.js";
 import { nextBackoffMs } from "./backoff.js";
 import { resolveOptions, type RedisClientOptions, type ResolvedOptions } from "./options.js";
 import { RedisScript, evalshaCommand, loadAndRun } from "./script.js";
@@ -158,6 +158,25 @@ export class RedisClient {
     this.#settleInitial();
     await Promise.all(closing);
     if (wasReady) this.#emit("down");
+  }
+
+  /**
+   * Drops every connection now: commands in flight reject with `error` (a RedisConnectionError)
+   * and each connection comes back in the background with backoff. For a stream out of step.
+   */
+  reset(error: RedisConnectionError): void {
+    for (const slot of this.#slots) slot.connection?.destroy(error);
+  }
+
+  /**
+   * A reply of the wrong shape for `what` (a script answering what it never answers): replies may
+   * belong to other commands, so every connection is reset (see reset) and the RedisDesyncError
+   * to throw is returned: a 503 with Retry-After, like a lost connection.
+   */
+  desynchronised(what: string): RedisDesyncError {
+    const error = new RedisDesyncError(`Redis reply out of step with its command (${what}); the connections were reset`);
+    this.reset(error);
+    return error;
   }
 
   toString(): string {

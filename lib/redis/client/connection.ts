@@ -13,7 +13,7 @@
 import { connect as netConnect, isIP, type Socket } from "node:net";
 import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
 import { CommandWriter, FLUSH_SIZE } from "./command-writer.js";
-import { RespParser, type ParsedReply } from "./resp-parser.js";
+import { RespParser, type ParsedReply, type RespLimits } from "./resp-parser.js";
 import { RedisConnectionError, RedisError, RedisTimeoutError } from "./errors.js";
 import type { RedisScript } from "./script.js";
 import type { RedisArg, RedisReply } from "./types.js";
@@ -30,6 +30,8 @@ export interface ConnectionConfig {
   resp: 2 | 3;
   connectTimeoutMs: number;
   commandTimeoutMs: number;
+  /** What one reply may cost (maxReplyBytes, maxReplyElements, maxLineBytes). */
+  limits: RespLimits;
 }
 
 /** Out-of-band frames: RESP3 pushes, and pub/sub messages on a subscriber connection. */
@@ -113,7 +115,7 @@ export class RedisConnection {
     this.rerunScript = options.rerunScript;
     this.onPush = options.onPush;
     this.pubsub = options.pubsub === true;
-    this.parser = new RespParser((value, push, nested) => this.onReply(value, push, nested));
+    this.parser = new RespParser((value, push, nested) => this.onReply(value, push, nested), config.limits);
     this.closedPromise = new Promise((resolve) => (this.resolveClosed = resolve));
   }
 

@@ -4,6 +4,7 @@ import type { ConnectionOptions } from "node:tls";
 import type { ConnectionConfig } from "./connection.js";
 import type { Backoff } from "./backoff.js";
 import { parseRedisUrl } from "./url.js";
+import { DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_REPLY_ELEMENTS, MAX_BULK_BYTES } from "./resp-parser.js";
 
 export interface RedisClientOptions {
   /** redis://[user:pass@]host:port/db, rediss:// for TLS. */
@@ -26,6 +27,17 @@ export interface RedisClientOptions {
   resp?: 2 | 3;
   /** CLIENT SETNAME. */
   name?: string;
+  /**
+   * Most bytes one reply may take, every element of an aggregate included (default 32 MiB; at
+   * most 512 MiB, Redis's own bulk limit). A reply announcing more fails its command with a
+   * RedisConnectionError naming this option and resets the connection (it reconnects); nothing
+   * is allocated at the announced size. Raise it to read values larger than 32 MiB.
+   */
+  maxReplyBytes?: number;
+  /** Most elements one reply may announce, its nested aggregates summed (default 1,048,576); past it, as for maxReplyBytes. */
+  maxReplyElements?: number;
+  /** Longest line (a simple string, an error, a header) without its CRLF (default 1 MiB); past it, as for maxReplyBytes. */
+  maxLineBytes?: number;
 }
 
 export interface ResolvedOptions {
@@ -60,6 +72,10 @@ export function resolveOptions(input: string | RedisClientOptions | undefined): 
 
   const baseMs = positive("reconnect.baseMs", options.reconnect?.baseMs, 50);
   const maxMs = Math.max(baseMs, positive("reconnect.maxMs", options.reconnect?.maxMs, 2000));
+  const maxReplyBytes = positive("maxReplyBytes", options.maxReplyBytes, DEFAULT_MAX_REPLY_BYTES);
+  if (maxReplyBytes > MAX_BULK_BYTES) throw new TypeError(`Redis option maxReplyBytes must be at most ${MAX_BULK_BYTES}, got ${maxReplyBytes}`);
+  const maxReplyElements = positive("maxReplyElements", options.maxReplyElements, DEFAULT_MAX_REPLY_ELEMENTS);
+  const maxLineBytes = positive("maxLineBytes", options.maxLineBytes, DEFAULT_MAX_LINE_BYTES);
 
   return {
     connection: {
@@ -73,6 +89,7 @@ export function resolveOptions(input: string | RedisClientOptions | undefined): 
       resp,
       connectTimeoutMs: positive("connectTimeoutMs", options.connectTimeoutMs, 2000),
       commandTimeoutMs: positive("commandTimeoutMs", options.commandTimeoutMs, 2000),
+      limits: { maxReplyBytes, maxReplyElements, maxLineBytes },
     },
     poolSize,
     backoff: { baseMs, maxMs },

@@ -2,16 +2,41 @@
 // explicit stack, so an element already parsed is never parsed again; an incomplete scalar waits
 // in a list of chunks that is joined once, when enough bytes (a bulk string's length, or a line's
 // LF) have arrived: replies of many pipelined commands and large values cost linear copying.
-// Absurd lengths and deep nesting are refused with a RedisProtocolError (the connection resets).
-import { RedisError, RedisProtocolError } from "./errors.js";
+//
+// Bounded against a hostile or broken server: one top-level reply may take at most maxReplyBytes
+// on the wire (its aggregates' elements included) and announce at most maxReplyElements elements
+// in all, a line (header, simple string, error) at most maxLineBytes, nesting at most MAX_DEPTH.
+// A length is checked when it is announced, before anything is buffered for it (nothing is ever
+// allocated at the announced size), so a `$536870912` or `*1073741824` header fails at once and a
+// line without CRLF fails once it passes maxLineBytes: the parser never holds more than about
+// maxReplyBytes of one reply. Past a limit it throws a RedisProtocolError naming the limit; the
+// connection resets (the stream is out of step) and reconnects.
+import { RedisError, RedisProtocolError, redisErrorReply } from "./errors.js";
 import type { RedisReply } from "./types.js";
 
-/** Largest bulk string or inline line accepted: Redis's own proto-max-bulk-len default. */
+/** Redis's own proto-max-bulk-len default: no bulk string is ever longer. */
 export const MAX_BULK_BYTES = 512 * 1024 * 1024;
-/** Largest aggregate element count accepted. */
-export const MAX_AGGREGATE_LENGTH = 1 << 30;
 /** Deepest aggregate nesting accepted. */
 export const MAX_DEPTH = 128;
+
+/** How much one reply may cost the client (RedisClientOptions carries them). */
+export interface RespLimits {
+  /** Wire bytes of one top-level reply, every element included (default 32 MiB). */
+  maxReplyBytes: number;
+  /** Elements announced by the aggregates of one top-level reply, summed (a map counts 2 per entry; default 1,048,576). */
+  maxReplyElements: number;
+  /** One line without its CRLF: an aggregate or bulk header, a simple string, an error (default 1 MiB). */
+  maxLineBytes: number;
+}
+
+export const DEFAULT_MAX_REPLY_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_MAX_REPLY_ELEMENTS = 1024 * 1024;
+export const DEFAULT_MAX_LINE_BYTES = 1024 * 1024;
+export const DEFAULT_RESP_LIMITS: Readonly<RespLimits> = Object.freeze({
+  maxReplyBytes: DEFAULT_MAX_REPLY_BYTES,
+  maxReplyElements: DEFAULT_MAX_REPLY_ELEMENTS,
+  maxLineBytes: DEFAULT_MAX_LINE_BYTES,
+});
 
 /** A reply as parsed: a RedisError for an error reply (top level or nested). */
 export type ParsedReply = RedisReply | RedisError;
@@ -51,6 +76,8 @@ class Frame {
 /** parseValue's answers besides a value. */
 const INCOMPLETE: unique symbol = Symbol("incomplete");
 const OPENED: unique symbol = Symbol("opened");
+/** An empty push frame (`>0`): a push at top level, an empty array inside an aggregate. */
+const EMPTY_PUSH: unique symbol = Symbol("empty push");
 
 const EMPTY = Buffer.alloc(0);
 
@@ -58,11 +85,16 @@ function protocolError(message: string): RedisProtocolError {
   return new RedisProtocolError(`Redis protocol error: ${message}`);
 }
 
+function bigintAsText(_key: string, value: unknown): unknown {
+  return typeof value === "bigint" ? value.toString() : value;
+}
+
 function keyText(key: ParsedReply): string {
   if (typeof key === "string") return key;
   if (Buffer.isBuffer(key)) return key.toString("utf8");
   if (key instanceof RedisError) return key.message;
-  if (typeof key === "object" && key !== null) return JSON.stringify(key);
+  // An aggregate as a map key (RESP3 allows it): its JSON, big numbers as their digits.
+  if (typeof key === "object" && key !== null) return JSON.stringify(key, bigintAsText);
   return String(key);
 }
 
@@ -79,9 +111,24 @@ export class RespParser {
   /** Bytes the incomplete scalar needs from its type byte on; 0: a line that lacks its LF. */
   private needBytes = 0;
   private readonly stack: Frame[] = [];
+  private readonly maxReplyBytes: number;
+  private readonly maxReplyElements: number;
+  private readonly maxLineBytes: number;
+  /** Wire bytes of the current top-level reply parsed so far (before the value being parsed). */
+  private replyBytes = 0;
+  /** Elements announced so far by the aggregates of the current top-level reply. */
+  private replyElements = 0;
 
-  constructor(onReply: ReplyHandler) {
+  constructor(onReply: ReplyHandler, limits: Readonly<RespLimits> = DEFAULT_RESP_LIMITS) {
     this.onReply = onReply;
+    this.maxReplyBytes = limits.maxReplyBytes;
+    this.maxReplyElements = limits.maxReplyElements;
+    this.maxLineBytes = limits.maxLineBytes;
+  }
+
+  /** Bytes held for an incomplete value (never much more than maxReplyBytes or maxLineBytes). */
+  get bufferedBytes(): number {
+    return this.pendingLength;
   }
 
   /** Forgets everything buffered (after a protocol error or a lost connection). */
@@ -92,6 +139,8 @@ export class RespParser {
     this.pendingLength = 0;
     this.needBytes = 0;
     this.stack.length = 0;
+    this.replyBytes = 0;
+    this.replyElements = 0;
   }
 
   /** Feeds bytes off the socket; complete frames go to the handler. Throws RedisProtocolError. */
@@ -100,7 +149,7 @@ export class RespParser {
       this.pending.push(chunk);
       this.pendingLength += chunk.length;
       if (this.needBytes > 0 ? this.pendingLength < this.needBytes : chunk.indexOf(LF) === -1) {
-        if (this.needBytes === 0 && this.pendingLength > MAX_BULK_BYTES) throw protocolError("line too long");
+        if (this.needBytes === 0 && this.pendingLength > this.maxLineBytes) throw this.lineTooLong();
         return;
       }
       this.buf = this.pending.length === 1 ? (this.pending[0] as Buffer) : Buffer.concat(this.pending, this.pendingLength);
@@ -119,14 +168,23 @@ export class RespParser {
       const start = this.pos;
       const value = this.parseValue(buf, start);
       if (value === INCOMPLETE) {
-        if (this.needBytes === 0 && buf.length - start > MAX_BULK_BYTES) throw protocolError("line too long");
+        if (this.needBytes === 0 && buf.length - start > this.maxLineBytes) throw this.lineTooLong();
         this.pending = [buf.subarray(start)];
         this.pendingLength = buf.length - start;
         this.buf = EMPTY;
         this.pos = 0;
         return;
       }
-      if (value !== OPENED) this.complete(value);
+      const used = this.replyBytes + (this.pos - start);
+      if (used > this.maxReplyBytes) throw protocolError(`reply over maxReplyBytes (${this.maxReplyBytes})`);
+      this.replyBytes = used;
+      if (value === EMPTY_PUSH) this.emptyPush();
+      else if (value !== OPENED) this.complete(value);
+      else if (this.stack.length === 0) {
+        // A top-level empty attribute: the value it annotates starts afresh.
+        this.replyBytes = 0;
+        this.replyElements = 0;
+      }
       // The handler may have reset the parser (its connection was torn down): stop here.
       if (this.buf !== buf) return;
     }
@@ -164,7 +222,22 @@ export class RespParser {
       push = frame.kind === KIND_PUSH;
       nested = frame.error;
     }
+    this.replyBytes = 0;
+    this.replyElements = 0;
     this.onReply(v, push, nested);
+  }
+
+  private lineTooLong(): RedisProtocolError {
+    return protocolError(`a line without CRLF over maxLineBytes (${this.maxLineBytes})`);
+  }
+
+  /** Counts an aggregate's announced elements against maxReplyElements before anything is built for them. */
+  private announce(elements: number): void {
+    const total = this.replyElements + elements;
+    if (total > this.maxReplyElements) {
+      throw protocolError(`reply of ${total} or more elements over maxReplyElements (${this.maxReplyElements})`);
+    }
+    this.replyElements = total;
   }
 
   private open(kind: number, count: number): typeof OPENED {
@@ -174,7 +247,7 @@ export class RespParser {
   }
 
   /** One value (or an aggregate header) at `start`; sets this.pos past it. */
-  private parseValue(buf: Buffer, start: number): ParsedReply | typeof INCOMPLETE | typeof OPENED {
+  private parseValue(buf: Buffer, start: number): ParsedReply | typeof INCOMPLETE | typeof OPENED | typeof EMPTY_PUSH {
     const lf = findLf(buf, start + 1);
     if (lf === -1) {
       this.needBytes = 0;
@@ -182,6 +255,7 @@ export class RespParser {
     }
     const lineEnd = lf - 1;
     if (buf[lineEnd] !== CR || lineEnd <= start) throw protocolError("line not ended by CRLF");
+    if (lineEnd - start > this.maxLineBytes) throw this.lineTooLong();
     const next = lf + 1;
     const type = buf[start] as number;
     switch (type) {
@@ -190,7 +264,7 @@ export class RespParser {
         return buf.toString("utf8", start + 1, lineEnd);
       case 45: // - error
         this.pos = next;
-        return new RedisError(buf.toString("utf8", start + 1, lineEnd));
+        return redisErrorReply(buf.toString("utf8", start + 1, lineEnd));
       case 58: // : integer
         this.pos = next;
         return parseInteger(buf, start + 1, lineEnd);
@@ -206,13 +280,16 @@ export class RespParser {
         }
         if (length > MAX_BULK_BYTES) throw protocolError(`bulk length ${length} over the limit`);
         const end = next + length;
+        if (this.replyBytes + (end + 2 - start) > this.maxReplyBytes) {
+          throw protocolError(`bulk string of ${length} bytes: reply over maxReplyBytes (${this.maxReplyBytes})`);
+        }
         if (end + 2 > buf.length) {
           this.needBytes = end + 2 - start;
           return INCOMPLETE;
         }
         if (buf[end] !== CR || buf[end + 1] !== LF) throw protocolError("bulk string not ended by CRLF");
         this.pos = end + 2;
-        if (type === 33) return new RedisError(buf.toString("utf8", next, end));
+        if (type === 33) return redisErrorReply(buf.toString("utf8", next, end));
         // Verbatim strings start with a 3-letter format and a colon ("txt:"): dropped.
         const from = type === 61 ? Math.min(next + 4, end) : next;
         return this.buffers ? Buffer.from(buf.subarray(from, end)) : decodeUtf8(buf, from, end);
@@ -227,11 +304,11 @@ export class RespParser {
           if (type !== 42) throw protocolError("negative length");
           return null;
         }
-        if (count > MAX_AGGREGATE_LENGTH) throw protocolError(`aggregate length ${count} over the limit`);
         if (count === 0) {
-          if (type === 62) return this.emptyPush();
+          if (type === 62) return EMPTY_PUSH;
           return [];
         }
+        this.announce(count);
         return this.open(type === 62 ? KIND_PUSH : KIND_ARRAY, count);
       }
       case 37: // % map
@@ -239,8 +316,9 @@ export class RespParser {
         // | attribute
         const count = parseLength(buf, start + 1, lineEnd);
         this.pos = next;
-        if (count < 0 || count > MAX_AGGREGATE_LENGTH / 2) throw protocolError(`map length ${count} out of bounds`);
+        if (count < 0) throw protocolError("negative map length");
         if (count === 0) return type === 37 ? (Object.create(null) as RedisReply) : OPENED; // an empty attribute: nothing
+        this.announce(2 * count);
         return this.open(type === 37 ? KIND_MAP : KIND_ATTRIBUTE, count); // counted in pairs
       }
       case 95: // _ null
@@ -277,10 +355,11 @@ export class RespParser {
   }
 
   /** An empty push frame still goes out as a push (rare: no aggregate is opened for it). */
-  private emptyPush(): typeof OPENED {
-    if (this.stack.length === 0) this.onReply([], true, undefined);
-    else this.complete([]);
-    return OPENED;
+  private emptyPush(): void {
+    if (this.stack.length > 0) return this.complete([]);
+    this.replyBytes = 0;
+    this.replyElements = 0;
+    this.onReply([], true, undefined);
   }
 }
 

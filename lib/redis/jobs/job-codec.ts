@@ -2,9 +2,10 @@
 // [id, type, payload, state, attempts, max, runAt, createdAt, updatedAt, key, errors], with the
 // payload and errors as JSON text and an absent key as null.
 import { JOB_STATES, type JobErrorEntry, type JobRecord, type JobRetention, type JobState } from "../../jobs/index.js";
-import type { RedisReply } from "../client/index.js";
+import { RedisDesyncError, type RedisReply } from "../client/index.js";
 
-export class JobReplyError extends Error {
+/** A script's reply of the wrong shape: the stream is out of step (the store resets the client); a 503. */
+export class JobReplyError extends RedisDesyncError {
   constructor(what: string) {
     super(`redis job store: unexpected reply (${what})`);
     this.name = "JobReplyError";

@@ -7,6 +7,10 @@
 //
 // Leases are deadlines computed from the `now` each process passes (Date.now in production):
 // the processes' clocks must agree to well within leaseMs.
+//
+// A reply of the wrong shape (JobReplyError: the stream is out of step) resets the client's
+// connections, so later replies are matched to their commands again; it is a 503, like a lost
+// connection.
 import { randomUUID } from "node:crypto";
 import {
   DEFAULT_KEEP_DEAD,
@@ -139,10 +143,10 @@ export class RedisJobStore implements JobStore {
   async open(): Promise<void> {
     await this.client.connect();
     const reply = await this.run(this.scripts.counts, []);
-    if (!Array.isArray(reply)) throw new JobReplyError("counts");
-    const raw = decodeRetention(reply[4], this.caps, { succeeded: 0, dead: 0 });
+    if (!Array.isArray(reply)) throw this.outOfStep(new JobReplyError("counts"));
+    const raw = this.retentionOf(reply[4], { succeeded: 0, dead: 0 });
     this.evictedBefore = { succeeded: raw.succeeded.evicted, dead: raw.dead.evicted };
-    this.lastRetention = decodeRetention(reply[4], this.caps, this.evictedBefore);
+    this.lastRetention = this.retentionOf(reply[4], this.evictedBefore);
   }
 
   async add(record: JobRecord): Promise<{ id: string; created: boolean }> {
@@ -151,7 +155,7 @@ export class RedisJobStore implements JobStore {
       record.id, record.type, payload, record.maxAttempts, record.runAt, record.createdAt, record.updatedAt, record.attempts,
       JSON.stringify(record.errors), errorsSize(record.errors), baseSize(record, payload), record.key === null ? "0" : "1", record.key ?? "",
     ]);
-    if (!Array.isArray(reply) || reply.length !== 2) throw new JobReplyError("add");
+    if (!Array.isArray(reply) || reply.length !== 2) throw this.outOfStep(new JobReplyError("add"));
     const id = reply[0];
     return { id: typeof id === "string" ? id : String(id), created: isTrue(reply[1]) };
   }
@@ -159,11 +163,11 @@ export class RedisJobStore implements JobStore {
   async claim(now: number, limit: number): Promise<JobRecord[]> {
     const token = `${this.instance}:${++this.claimCount}`;
     const reply = await this.run(this.scripts.claim, [now, Math.max(0, Math.floor(limit)), now + this.leaseMs, token, INTERRUPTED_MESSAGE, MAX_RECOVERED_PER_CLAIM]);
-    if (!Array.isArray(reply) || reply.length === 0) throw new JobReplyError("claim");
+    if (!Array.isArray(reply) || reply.length === 0) throw this.outOfStep(new JobReplyError("claim"));
     this.noteRetention(reply[0]);
     const out: JobRecord[] = [];
     for (let i = 1; i < reply.length; i++) {
-      const record = decodeRecord(reply[i]);
+      const record = this.record(reply[i]);
       this.tokens.set(record.id, token);
       out.push(record);
     }
@@ -177,7 +181,7 @@ export class RedisJobStore implements JobStore {
     const first = reply[0];
     const score = Array.isArray(first) ? first[1] : reply[1];
     const n = Number(typeof score === "string" || typeof score === "number" ? score : NaN);
-    if (!Number.isFinite(n)) throw new JobReplyError("nextRunAt");
+    if (!Number.isFinite(n)) throw this.outOfStep(new JobReplyError("nextRunAt"));
     return n;
   }
 
@@ -204,26 +208,28 @@ export class RedisJobStore implements JobStore {
     }
     if (args.length === 1) return lost;
     const reply = await this.run(this.scripts.renew, args);
-    if (!Array.isArray(reply)) throw new JobReplyError("renew");
+    if (!Array.isArray(reply)) throw this.outOfStep(new JobReplyError("renew"));
     for (const id of reply) lost.push(typeof id === "string" ? id : String(id));
     return lost;
   }
 
   async get(id: string): Promise<JobRecord | undefined> {
     const reply = await this.run(this.scripts.get, [id]);
-    return reply === null ? undefined : decodeRecord(reply);
+    return reply === null ? undefined : this.record(reply);
   }
 
   async list(state: JobState, limit: number): Promise<JobRecord[]> {
     if (!JOB_STATES.includes(state)) throw new TypeError(`RedisJobStore: unknown state ${String(state)}`);
     const reply = await this.run(this.scripts.list, [state, Math.max(0, Math.floor(limit))]);
-    if (!Array.isArray(reply)) throw new JobReplyError("list");
-    return reply.map(decodeRecord);
+    if (!Array.isArray(reply)) throw this.outOfStep(new JobReplyError("list"));
+    const out: JobRecord[] = [];
+    for (const item of reply) out.push(this.record(item));
+    return out;
   }
 
   async counts(): Promise<JobCounts> {
     const reply = await this.run(this.scripts.counts, []);
-    if (!Array.isArray(reply) || reply.length !== 5) throw new JobReplyError("counts");
+    if (!Array.isArray(reply) || reply.length !== 5) throw this.outOfStep(new JobReplyError("counts"));
     this.noteRetention(reply[4]);
     const n = (i: number): number => Number(reply[i]);
     return { pending: n(0), running: n(1), succeeded: n(2), dead: n(3) };
@@ -286,7 +292,29 @@ export class RedisJobStore implements JobStore {
   }
 
   private noteRetention(reply: RedisReply | undefined): void {
-    this.lastRetention = decodeRetention(reply, this.caps, this.evictedBefore);
+    this.lastRetention = this.retentionOf(reply, this.evictedBefore);
+  }
+
+  /** A JobReplyError resets the client's connections (the stream is out of step); any error is given back to throw. */
+  private outOfStep(err: unknown): unknown {
+    if (err instanceof JobReplyError) this.client.reset(err);
+    return err;
+  }
+
+  private record(reply: RedisReply | undefined): JobRecord {
+    try {
+      return decodeRecord(reply);
+    } catch (err) {
+      throw this.outOfStep(err);
+    }
+  }
+
+  private retentionOf(reply: RedisReply | undefined, evictedBefore: { succeeded: number; dead: number }): JobRetention {
+    try {
+      return decodeRetention(reply, this.caps, evictedBefore);
+    } catch (err) {
+      throw this.outOfStep(err);
+    }
   }
 
   private dispatchWake = (): void => {

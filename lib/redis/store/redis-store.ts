@@ -18,6 +18,8 @@
 // for tests that drive time), each value also carries its expiry instant on that clock, which
 // reads and scripts check; PX still bounds the key's real life. Every process sharing a prefix
 // must use the same mode. Values go through `codec` (default: JSON with bytes, codec.ts).
+// A reply of the wrong shape (the stream out of step) resets the client and is a 503; so are the
+// error replies that mean "not now" (OOM, READONLY, LOADING, BUSY...: RedisUnavailableError).
 import { ApiError } from "../../index.js";
 import type { Store, StoreSetOptions, StoreUpdater, TaggedStore, TokenBucketState, TokenBucketStore } from "../../stores/index.js";
 import { RedisError, type RedisArg, type RedisClient, type RedisReply, type RedisScript } from "../client/index.js";
@@ -251,7 +253,7 @@ export class RedisStore<V> implements Store<V>, TokenBucketStore, TaggedStore {
     let cursor = "0";
     do {
       const reply = await this.client.commandBuffer(["SCAN", cursor, "MATCH", this.keys.pattern, "COUNT", this.scanCount]);
-      if (!Array.isArray(reply) || reply.length !== 2 || !Array.isArray(reply[1])) throw new Error("redisStore: unexpected SCAN reply");
+      if (!Array.isArray(reply) || reply.length !== 2 || !Array.isArray(reply[1])) throw this.client.desynchronised("redisStore SCAN");
       cursor = String(reply[0]);
       const names = (reply[1] as RedisReply[]).filter((n): n is Buffer => Buffer.isBuffer(n));
       if (names.length > 0) await batch(names);
@@ -261,7 +263,7 @@ export class RedisStore<V> implements Store<V>, TokenBucketStore, TaggedStore {
   /** A token bucket in one script on the Redis server's clock (lib/stores TokenBucketStore). */
   async takeToken(key: string, capacity: number, refillPerSecond: number, ttlMs: number): Promise<TokenBucketState> {
     const reply = await this.client.run(this.takeTokenScript, [this.keys.entry(key)], [capacity, refillPerSecond, ttlArg(ttlMs, "takeToken")]);
-    if (!Array.isArray(reply) || reply.length !== 3) throw new Error("redisStore.takeToken: unexpected reply");
+    if (!Array.isArray(reply) || reply.length !== 3) throw this.client.desynchronised("redisStore.takeToken");
     return { ok: reply[0] === 1, tokens: Number(reply[1]), at: Number(reply[2]) };
   }
 

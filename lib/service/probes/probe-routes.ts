@@ -5,11 +5,14 @@
 //                critical check fails; 503 {"status":"draining"} once shutdown has begun
 //   GET /health  {"status":"ok"|"degraded"|"fail","service","version"?,"uptime_s","checks":{…}};
 //                200 unless a critical check fails (503)
-// Probe replies carry `cache-control: no-store`. Their access-log lines are at debug level by
+// A failing check shows its name, status and a generic reason; why it fails (an error message that
+// may name internal hosts and ports) only to callers with the admin token or admitted by
+// `showDetails` (probe-access.ts). Probe replies carry `cache-control: no-store`. Their access-log lines are at debug level by
 // default (route config `accessLog`), so a load balancer's polling does not flood the log.
 import { context, type Context, Reply, route, type RouteDefinition, t } from "../../index.js";
 import { defined, JSON_TYPE } from "../../plugin.js";
-import { HealthChecks, type HealthReport } from "./health-checks.js";
+import { HealthChecks, type CheckOutcome, type HealthReport } from "./health-checks.js";
+import { probeTokenAccess, type ProbeDetailAccess, type ProbeToken } from "./probe-access.js";
 
 export interface ProbePaths {
   /** Path of the liveness probe, or false to leave it out (default "/live"). */
@@ -31,6 +34,13 @@ export interface ProbeOptions {
   tag?: string;
   /** Access-log level of probe requests: a level, or false for none (default "debug"). */
   accessLog?: string | number | false;
+  /**
+   * The bearer token (at least 16 characters) that shows why checks fail; or a function read
+   * per request. Without it (and without showDetails) nobody sees the reasons.
+   */
+  adminToken?: ProbeToken;
+  /** Or: who else sees the reasons (e.g. `() => true` on a private network). */
+  showDetails?: ProbeDetailAccess;
 }
 
 export const DEFAULT_PROBE_PATHS = { live: "/live", ready: "/ready", health: "/health" } as const;
@@ -71,8 +81,20 @@ function probeReply(status: 200 | 503, body: string): ProbeReply {
 const LIVE_JSON = JSON.stringify({ status: "ok" });
 const DRAINING_JSON = JSON.stringify({ status: "draining" });
 
-function readyReply(report: HealthReport): ProbeReply {
-  return probeReply(report.ready ? 200 : 503, JSON.stringify({ status: report.ready ? "ready" : "unready", checks: report.checks }));
+function readyReply(report: HealthReport, details: boolean): ProbeReply {
+  return probeReply(report.ready ? 200 : 503, JSON.stringify({ status: report.ready ? "ready" : "unready", checks: details ? report.checks : publicChecks(report) }));
+}
+
+/** Reasons shown to callers without access: they say what kind of trouble, never where. */
+const GENERIC_REASON = { fail: "check failed", degraded: "check degraded" } as const;
+
+/** The checks with each reason replaced by a generic one. */
+function publicChecks(report: HealthReport): Record<string, CheckOutcome> {
+  const out: Record<string, CheckOutcome> = Object.create(null) as Record<string, CheckOutcome>;
+  for (const [name, outcome] of Object.entries(report.checks)) {
+    out[name] = outcome.status === "ok" ? outcome : { status: outcome.status, duration_ms: outcome.duration_ms, error: GENERIC_REASON[outcome.status] };
+  }
+  return out;
 }
 
 function checkPath(name: string, p: string): string {
@@ -88,6 +110,9 @@ export function probeRoutes(options: ProbeOptions): RouteDefinition[] {
   const config = { accessLog: options.accessLog ?? "debug" };
   const service = options.service;
   const version = options.version;
+  const byToken = options.adminToken === undefined ? null : probeTokenAccess(options.adminToken);
+  const showDetails = options.showDetails;
+  const details = (ctx: Context): boolean => (byToken !== null && byToken(ctx)) || (showDetails !== undefined && showDetails(ctx));
   const routes: RouteDefinition[] = [];
 
   if (paths.live !== false) {
@@ -107,14 +132,14 @@ export function probeRoutes(options: ProbeOptions): RouteDefinition[] {
         {
           tag,
           summary: "Readiness probe",
-          description: "200 when every critical check passes; 503 when one fails or once graceful shutdown has begun (status \"draining\").",
+          description: "200 when every critical check passes; 503 when one fails or once graceful shutdown has begun (status \"draining\"). Why a check fails is shown with the admin token only.",
           responses: { 200: ReadyBody, 503: ReadyBody },
           config,
         },
         [context()],
         (ctx: Context): ProbeReply | Promise<ProbeReply> => {
           if (ctx.runtime.draining) return probeReply(503, DRAINING_JSON);
-          return checks.run().then((report) => (ctx.runtime.draining ? probeReply(503, DRAINING_JSON) : readyReply(report)));
+          return checks.run().then((report) => (ctx.runtime.draining ? probeReply(503, DRAINING_JSON) : readyReply(report, details(ctx))));
         },
       ),
     );
@@ -126,19 +151,19 @@ export function probeRoutes(options: ProbeOptions): RouteDefinition[] {
         {
           tag,
           summary: "Health report",
-          description: "Service name, version, uptime and every check; 503 when a critical check fails, 200 otherwise (\"degraded\" included).",
+          description: "Service name, version, uptime and every check; 503 when a critical check fails, 200 otherwise (\"degraded\" included). Why a check fails is shown with the admin token only.",
           responses: { 200: HealthBody, 503: HealthBody },
           config,
         },
-        [],
-        async (): Promise<ProbeReply> => {
+        [context()],
+        async (ctx: Context): Promise<ProbeReply> => {
           const report = await checks.run();
           const body = {
             status: report.status,
             service,
             ...defined({ version }),
             uptime_s: Math.floor(process.uptime()),
-            checks: report.checks,
+            checks: details(ctx) ? report.checks : publicChecks(report),
           };
           return probeReply(report.status === "fail" ? 503 : 200, JSON.stringify(body));
         },
