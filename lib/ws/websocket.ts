@@ -345,7 +345,12 @@ export class WebSocket extends EventEmitter<WebSocketEvents> implements FrameSin
 
   /** Stop reading while the peer leaves more than maxBufferedAmount unread (pongs included). */
   private checkReadLimit(): void {
-    if ((this.readHold & Hold.Buffered) === 0 && this.bufferedAmount > this.maxBufferedAmount) this.hold(Hold.Buffered);
+    if ((this.readHold & Hold.Buffered) !== 0 || this.bufferedAmount <= this.maxBufferedAmount) return;
+    this.hold(Hold.Buffered);
+    // Something must call checkDrain() once the buffer is flushed: the socket's 'drain' comes
+    // only if it asked for one, and the last write may carry the caller's callback, not ours.
+    const socket = this.socket;
+    if (!socket.writableNeedDrain && !socket.writableEnded && !socket.destroyed) socket.write(EMPTY, this.onFlushed);
   }
 
   private hold(reason: Hold): void {

@@ -727,6 +727,33 @@ describe("ws read backpressure (maxBufferedAmount)", () => {
     }
   });
 
+  it("reads again after a hold below the socket's own high-water mark, with send callbacks", async () => {
+    const limit = 1024;
+    const size = 3000; // over the limit, under the socket's 16 KiB: the socket never asks for 'drain'
+    const count = 2000;
+    let received = 0;
+    const server = await startServer({ maxBufferedAmount: limit }, (ws) =>
+      ws.on("message", (data) => {
+        received++;
+        ws.send(data, () => {}); // a callback of its own: no internal flush callback for this write
+      }),
+    );
+    try {
+      const client = await RawClient.open(server.port);
+      const ws = server.sockets.at(-1)!;
+      client.socket.pause();
+      const frame = buildFrame(BINARY, Buffer.alloc(size, 1));
+      for (let i = 0; i < count; i++) client.socket.write(frame);
+      while (!ws.isPaused && received < count) await new Promise((r) => setTimeout(r, 5));
+      client.socket.resume();
+      for (let i = 0; i < count; i++) assert.equal((await client.nextFrame())?.payload.length, size);
+      assert.equal(received, count);
+      client.destroy();
+    } finally {
+      await server.close();
+    }
+  });
+
   it("stops reading pings whose pongs a non-reading peer leaves buffered", async () => {
     const limit = 16 * 1024;
     const server = await startServer({ maxBufferedAmount: limit });
