@@ -16,7 +16,7 @@ import { createSampleJobQueue, jobRoutes } from "./jobs.js";
 import { broken, echoText, hello, listProjects, ping } from "./system.js";
 import { UserStore, userRoutes } from "./users.js";
 import { eventRoutes } from "./events.js";
-import { realtimeRoutes } from "./realtime.js";
+import { realtimeRoutes, sampleChatRooms } from "./realtime.js";
 import { registerSampleObservability, sampleReplay } from "./observability.js";
 import { registerSampleGrpc, type SampleGrpcOptions } from "./grpc.js";
 import { uploadFile } from "./uploads.js";
@@ -135,7 +135,7 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
   });
 
   // Metrics, traffic insight and the audit log see every answer as it leaves (after the layers below).
-  registerSampleObservability(app, jobs, {
+  const metricsRegistry = registerSampleObservability(app, jobs, {
     ...defined({ adminToken: options.adminToken, auditDir: options.auditDir }),
   });
 
@@ -157,7 +157,7 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
   app.routes(sampleRoutes(users, jobs, secret, shared));
   app.routes(homePage(users));
   app.routes(eventRoutes(jobs));
-  app.routes(realtimeRoutes(secret));
+  app.routes(realtimeRoutes(secret, sampleChatRooms(metricsRegistry)));
   if (options.grpc !== undefined) registerSampleGrpc(app, users, options.grpc, logger);
   app.register(websockets({ heartbeat: { intervalMs: 30_000, timeoutMs: 10_000 }, ...(options.corsOrigins === undefined ? {} : { origins: [...options.corsOrigins] }) }));
   app.register(staticFiles());

@@ -9,5 +9,5 @@ export { CreateUser, User, UserStore, userRoutes, type UserRecord, type UserRout
 export { MAX_UPLOAD_BYTES, UploadReceipt, uploadFile } from "./uploads.js";
 export { HOME_PAGE_USERS, PUBLIC_DIR, homePage, staticFiles } from "./web.js";
 export { eventRoutes, TICK_MS } from "./events.js";
-export { bearerFromProtocol, MAX_WS_MESSAGE, realtimeRoutes } from "./realtime.js";
+export { bearerFromProtocol, MAX_WS_MESSAGE, realtimeRoutes, roomsMetrics, sampleChatRooms } from "./realtime.js";
 export { registerSampleGrpc, USERS_PROTO, type SampleGrpcOptions } from "./grpc.js";

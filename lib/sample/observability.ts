@@ -58,7 +58,7 @@ export function sampleReplay(options: SampleObservabilityOptions): ReplayPlugin 
   });
 }
 
-export function registerSampleObservability(app: App, jobs: JobQueue, options: SampleObservabilityOptions): void {
+export function registerSampleObservability(app: App, jobs: JobQueue, options: SampleObservabilityOptions): MetricsRegistry {
   const registry = new MetricsRegistry();
   app.onShutdown(registry.addCollector(jobQueueMetrics(jobs, { queue: "reports" })));
   app.register(metrics({ registry, path: "/metrics" }));
@@ -68,4 +68,5 @@ export function registerSampleObservability(app: App, jobs: JobQueue, options: S
   const log = auditLog({ sink: options.auditDir === undefined ? memoryAuditSink({ maxLines: 1000 }) : fileAuditSink({ dir: options.auditDir }) });
   app.register(audit({ log }));
   app.onShutdown(() => log.close());
+  return registry;
 }

@@ -5,9 +5,12 @@
 //   browser (which cannot set headers on a WebSocket), as the subprotocol `bearer.<token>`
 //   offered beside `chat`: `new WebSocket(url, ["chat", "bearer." + token])`. The server
 //   selects `chat`, so the token is never echoed back.
+// A member that does not read gets no more broadcasts once 1 MiB waits for it (its
+// maxBufferedAmount); those drops are counted in /metrics (keel_ws_broadcast_dropped_total).
 import { query, route, t, type Context } from "../index.js";
 import { authUser, jwt } from "../auth/index.js";
-import { asWebSocket, createRooms } from "../ws/index.js";
+import type { Collector, MetricsRegistry } from "../metrics/index.js";
+import { asWebSocket, createRooms, type Rooms } from "../ws/index.js";
 
 /** Largest message either route accepts. */
 export const MAX_WS_MESSAGE = 64 * 1024;
@@ -25,8 +28,31 @@ export function bearerFromProtocol(ctx: Context): string | undefined {
   return undefined;
 }
 
-export function realtimeRoutes(secret: string) {
+/** The rooms' drop and close counters as Prometheus counters (read at scrape time). */
+export function roomsMetrics(rooms: Pick<Rooms, "dropped" | "closed">): Collector {
+  return {
+    name: "ws:rooms",
+    attach(registry) {
+      const dropped = registry.counter({ name: "keel_ws_broadcast_dropped_total", help: "Broadcast messages not sent to a member past its send buffer limit." });
+      const closed = registry.counter({ name: "keel_ws_broadcast_closed_total", help: "Room members closed for being past their send buffer limit." });
+      return {
+        collect() {
+          dropped.advanceTo(rooms.dropped);
+          closed.advanceTo(rooms.closed);
+        },
+      };
+    },
+  };
+}
+
+/** The chat's rooms, their counters registered in `registry` when there is one. */
+export function sampleChatRooms(registry?: MetricsRegistry): Rooms {
   const rooms = createRooms();
+  registry?.addCollector(roomsMetrics(rooms));
+  return rooms;
+}
+
+export function realtimeRoutes(secret: string, rooms: Rooms = createRooms()) {
   const auth = jwt({ algorithms: ["HS256"], key: secret, extractToken: bearerFromProtocol });
   const echo = route.ws("/api/v1/ws/echo", { websocket: { maxPayload: MAX_WS_MESSAGE, perMessageDeflate: true } }, [], (ws) => {
     ws.on("message", (data) => void ws.send(data));

@@ -5,7 +5,14 @@ import type { Duplex } from "node:stream";
 import { ApiError } from "../index.js";
 import { errorBodyJson, isHttpToken, isSafeHeaderValue, newErrorId } from "../plugin.js";
 import { negotiate, type UpgradeRefusal } from "./handshake.js";
-import { DEFAULT_CLOSE_TIMEOUT_MS, DEFAULT_HIGH_WATER_MARK, DEFAULT_MAX_PAYLOAD, type WebSocketOptions } from "./options.js";
+import {
+  DEFAULT_CLOSE_TIMEOUT_MS,
+  DEFAULT_HIGH_WATER_MARK,
+  DEFAULT_MAX_BUFFERED_AMOUNT,
+  DEFAULT_MAX_INFLATE_RATE,
+  DEFAULT_MAX_PAYLOAD,
+  type WebSocketOptions,
+} from "./options.js";
 import { WebSocket } from "./websocket.js";
 
 /** Thrown by acceptWebSocket() for a request that may not upgrade (the socket got the refusal). */
@@ -38,6 +45,8 @@ export function acceptWebSocket(req: IncomingMessage, socket: Duplex, head: Buff
   }
   const maxPayload = positiveInteger(options.maxPayload, DEFAULT_MAX_PAYLOAD, "maxPayload");
   const highWaterMark = positiveInteger(options.highWaterMark, DEFAULT_HIGH_WATER_MARK, "highWaterMark");
+  const maxBufferedAmount = positiveInteger(options.maxBufferedAmount, DEFAULT_MAX_BUFFERED_AMOUNT, "maxBufferedAmount");
+  const maxInflateRate = positiveInteger(options.maxInflateRate, DEFAULT_MAX_INFLATE_RATE, "maxInflateRate");
   const closeTimeoutMs = positiveInteger(options.closeTimeoutMs, DEFAULT_CLOSE_TIMEOUT_MS, "closeTimeoutMs");
   if (options.heartbeat !== undefined) {
     positiveInteger(options.heartbeat.intervalMs, 1, "heartbeat.intervalMs");
@@ -57,6 +66,8 @@ export function acceptWebSocket(req: IncomingMessage, socket: Duplex, head: Buff
     deflate: agreement.deflate,
     maxPayload,
     highWaterMark,
+    maxBufferedAmount,
+    maxInflateRate,
     closeTimeoutMs,
     heartbeat: options.heartbeat,
   });

@@ -25,6 +25,10 @@ export const CloseCode = {
   MessageTooBig: 1009,
   MandatoryExtension: 1010,
   InternalError: 1011,
+  /** IANA-registered after RFC 6455 (as 1013 and 1014): the server restarts; reconnect. */
+  ServiceRestart: 1012,
+  TryAgainLater: 1013,
+  BadGateway: 1014,
   TlsHandshake: 1015,
 } as const;
 
@@ -37,11 +41,12 @@ export const ReadyState = {
 export type ReadyState = (typeof ReadyState)[keyof typeof ReadyState];
 
 /**
- * A code that may travel in a close frame, either way: 1000-1003, 1007-1011, 3000-4999.
+ * A code that may travel in a close frame, either way: 1000-1003, 1007-1014, 3000-4999.
+ * 1012-1014 are in IANA's registry, not in RFC 6455; they are accepted as `ws` and browsers do.
  * 1004 is reserved, 1005/1006/1015 are local-only pseudo codes, the rest is unassigned.
  */
 export function isValidWireCloseCode(code: number): boolean {
-  return (code >= 1000 && code <= 1003) || (code >= 1007 && code <= 1011) || (code >= 3000 && code <= 4999);
+  return (code >= 1000 && code <= 1003) || (code >= 1007 && code <= 1014) || (code >= 3000 && code <= 4999);
 }
 
 /** Largest payload of a control frame (RFC 6455 §5.5). */

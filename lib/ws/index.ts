@@ -9,6 +9,6 @@ export { acceptValue, checkUpgradeRequest, type UpgradeRefusal } from "./handsha
 export { CloseCode, ReadyState } from "./constants.js";
 export { WebSocket, type HeartbeatOptions, type SendCallback, type WebSocketEvents } from "./websocket.js";
 export { WebSocketRegistry, type CloseAllOptions } from "./registry.js";
-export { createRooms, type BroadcastOptions, type Rooms } from "./rooms.js";
+export { createRooms, type BroadcastOptions, type Rooms, type RoomsOptions } from "./rooms.js";
 export type { PerMessageDeflateOptions } from "./deflate-negotiation.js";
 export type { ProtocolChooser, WebSocketOptions, WebSocketServerOptions } from "./options.js";

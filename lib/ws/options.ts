@@ -34,6 +34,19 @@ export interface WebSocketOptions extends WebSocketServerOptions {
   maxPayload?: number;
   /** send() returns false while bufferedAmount is above this (default 16 KiB); 'drain' follows. */
   highWaterMark?: number;
+  /**
+   * The connection stops reading from its socket while bufferedAmount is above this many bytes
+   * (default 1 MiB) and reads again once it is back to the high-water mark, so a peer that sends
+   * but never reads cannot grow the server's memory. It is also the limit past which rooms drop
+   * (or close, if asked) a member's broadcasts.
+   */
+  maxBufferedAmount?: number;
+  /**
+   * permessage-deflate: bytes a connection may inflate per second (default 16 MiB), with a burst
+   * of one second's worth (at least maxPayload). Past it the connection stops reading until the
+   * budget has refilled, so small messages that inflate to large ones cannot hold a core.
+   */
+  maxInflateRate?: number;
   /** After a close frame is sent, wait this long for the peer before destroying the socket (default 10 s). */
   closeTimeoutMs?: number;
   /** Dead-peer detection with pings. Default: off. */
@@ -46,4 +59,6 @@ export interface WebSocketOptions extends WebSocketServerOptions {
 
 export const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 export const DEFAULT_HIGH_WATER_MARK = 16 * 1024;
+export const DEFAULT_MAX_BUFFERED_AMOUNT = 1024 * 1024;
+export const DEFAULT_MAX_INFLATE_RATE = 16 * 1024 * 1024;
 export const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;

@@ -1,11 +1,27 @@
 // Named groups of connections for broadcasting. A connection leaves all its rooms when it
-// closes. A broadcast encodes a text message once, not once per member.
-import { Opcode, ReadyState } from "./constants.js";
+// closes. A broadcast encodes a text message once, not once per member. A member that does not
+// read cannot make a broadcast grow its buffer past its limit (as uWebSockets' maxBackpressure):
+// the message is dropped for it and counted, or, if asked, the member is closed.
+import { CloseCode, Opcode, ReadyState } from "./constants.js";
 import type { WebSocket } from "./websocket.js";
 
 export interface BroadcastOptions {
   /** A member (usually the sender) or members that do not get the message. */
   except?: WebSocket | ReadonlySet<WebSocket> | readonly WebSocket[];
+}
+
+export interface RoomsOptions {
+  /**
+   * A member whose bufferedAmount is above this many bytes gets no broadcast (default: the
+   * member's own maxBufferedAmount, 1 MiB unless configured).
+   */
+  maxBufferedAmount?: number;
+  /**
+   * What happens to a member past the limit: "drop" (default) skips the message for it and
+   * counts it in `dropped`; "close" closes it with 1008 (Policy Violation) and counts it in
+   * `closed` (the close frame waits behind its unread data; the close timeout ends the socket).
+   */
+  onBackpressureLimit?: "drop" | "close";
 }
 
 export interface Rooms {
@@ -21,6 +37,10 @@ export interface Rooms {
   broadcast(room: string, data: string | Uint8Array, options?: BroadcastOptions): number;
   /** Names of the rooms that have members. */
   names(): IterableIterator<string>;
+  /** Messages not sent to a member because it was past its buffer limit (all rooms, since creation). */
+  readonly dropped: number;
+  /** Members closed because they were past their buffer limit (onBackpressureLimit: "close"). */
+  readonly closed: number;
 }
 
 const NO_MEMBERS: ReadonlySet<WebSocket> = new Set();
@@ -29,6 +49,17 @@ const NO_ROOMS: ReadonlySet<string> = new Set();
 class RoomTable implements Rooms {
   private readonly rooms = new Map<string, Set<WebSocket>>();
   private readonly memberships = new Map<WebSocket, Set<string>>();
+  private readonly limit: number | undefined;
+  private readonly closeOnLimit: boolean;
+  dropped = 0;
+  closed = 0;
+
+  constructor(options: RoomsOptions) {
+    const limit = options.maxBufferedAmount;
+    if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0)) throw new RangeError("rooms maxBufferedAmount must be a positive integer");
+    this.limit = limit;
+    this.closeOnLimit = options.onBackpressureLimit === "close";
+  }
 
   join(room: string, ws: WebSocket): void {
     if (ws.readyState !== ReadyState.OPEN) return;
@@ -90,6 +121,15 @@ class RoomTable implements Rooms {
     let sent = 0;
     for (const ws of members) {
       if (ws.readyState !== ReadyState.OPEN || isExcepted(ws, except)) continue;
+      if (ws.bufferedAmount > (this.limit ?? ws.maxBufferedAmount)) {
+        if (this.closeOnLimit) {
+          this.closed++;
+          ws.close(CloseCode.PolicyViolation, "too slow: send buffer limit reached");
+        } else {
+          this.dropped++;
+        }
+        continue;
+      }
       ws.sendBytes(opcode, payload);
       sent++;
     }
@@ -104,6 +144,6 @@ function isExcepted(ws: WebSocket, except: BroadcastOptions["except"]): boolean 
   return except === ws;
 }
 
-export function createRooms(): Rooms {
-  return new RoomTable();
+export function createRooms(options: RoomsOptions = {}): Rooms {
+  return new RoomTable(options);
 }

@@ -1,6 +1,10 @@
 // One accepted WebSocket connection, server side: receives through the FrameParser, sends
 // unmasked frames, runs the close handshake (RFC 6455 §7), optional permessage-deflate and
 // heartbeat. All socket/zlib/timer callbacks are methods bound once per connection.
+// Reading from the socket is held (socket and parser paused) for three reasons, each bounding
+// what one peer can make the server hold or do: an inflation in progress, an outgoing buffer
+// above maxBufferedAmount, a spent inflation budget (maxInflateRate).
+import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { isUtf8 } from "node:buffer";
 import type { Duplex } from "node:stream";
@@ -38,6 +42,8 @@ export interface ConnectionSettings {
   deflate: DeflateParams | null;
   maxPayload: number;
   highWaterMark: number;
+  maxBufferedAmount: number;
+  maxInflateRate: number;
   closeTimeoutMs: number;
   heartbeat: HeartbeatOptions | undefined;
 }
@@ -50,6 +56,13 @@ interface QueuedFrame {
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** Why reading is held (bits of `readHold`). */
+const enum Hold {
+  Inflating = 1,
+  Buffered = 2,
+  InflateBudget = 4,
+}
 
 function notOpen(callback: SendCallback | undefined): void {
   if (callback !== undefined) process.nextTick(callback, new Error("WebSocket is not open"));
@@ -75,6 +88,18 @@ export class WebSocket extends EventEmitter<WebSocketEvents> implements FrameSin
   private readonly highWaterMark: number;
   private readonly closeTimeoutMs: number;
   private readonly heartbeat: HeartbeatOptions | undefined;
+  /** Reading stops while bufferedAmount is above this; rooms drop broadcasts past it. */
+  readonly maxBufferedAmount: number;
+  /** Reading resumes once bufferedAmount is back to this. */
+  private readonly resumeAt: number;
+  private readHold = 0;
+
+  // Inflation budget: a token bucket in inflated bytes, refilled at maxInflateRate per second.
+  private readonly inflateRate: number;
+  private readonly inflateBurst: number;
+  private inflateTokens: number;
+  private inflateStamp = 0;
+  private budgetTimer: NodeJS.Timeout | undefined;
 
   // Incoming message being assembled.
   private messageBinary = false;
@@ -99,6 +124,8 @@ export class WebSocket extends EventEmitter<WebSocketEvents> implements FrameSin
   // Heartbeat.
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private pongTimer: NodeJS.Timeout | undefined;
+  /** Payload of the outstanding heartbeat ping: only a pong that echoes it counts. */
+  private pingPayload: Buffer = EMPTY;
 
   /** @internal Use acceptWebSocket(). */
   constructor(socket: Duplex, settings: ConnectionSettings) {
@@ -109,6 +136,11 @@ export class WebSocket extends EventEmitter<WebSocketEvents> implements FrameSin
     this.deflate = settings.deflate === null ? null : new PerMessageDeflate(settings.deflate);
     this.maxPayload = settings.maxPayload;
     this.highWaterMark = settings.highWaterMark;
+    this.maxBufferedAmount = settings.maxBufferedAmount;
+    this.resumeAt = Math.min(settings.highWaterMark, settings.maxBufferedAmount);
+    this.inflateRate = settings.maxInflateRate;
+    this.inflateBurst = Math.max(settings.maxInflateRate, settings.maxPayload);
+    this.inflateTokens = this.inflateBurst;
     this.closeTimeoutMs = settings.closeTimeoutMs;
     this.heartbeat = settings.heartbeat;
     this.parser = new FrameParser(this, { maxPayload: settings.maxPayload, rsv1Allowed: settings.deflate !== null });
@@ -124,6 +156,7 @@ export class WebSocket extends EventEmitter<WebSocketEvents> implements FrameSin
     this.onCloseTimeout = this.onCloseTimeout.bind(this);
     this.onHeartbeat = this.onHeartbeat.bind(this);
     this.onPongTimeout = this.onPongTimeout.bind(this);
+    this.onBudgetRefilled = this.onBudgetRefilled.bind(this);
 
     socket.on("data", this.onSocketData);
     socket.on("end", this.onSocketEnd);
@@ -150,6 +183,14 @@ export class WebSocket extends EventEmitter<WebSocketEvents> implements FrameSin
     return this.socket.writableLength + this.queuedBytes;
   }
 
+  /**
+   * Whether the connection is not reading from its socket now: an inflation is in progress,
+   * bufferedAmount is above maxBufferedAmount, or the inflation budget is spent.
+   */
+  get isPaused(): boolean {
+    return this.readHold !== 0;
+  }
+
   // ---------------------------------------------------------------- sending
 
   /**
@@ -165,6 +206,7 @@ export class WebSocket extends EventEmitter<WebSocketEvents> implements FrameSin
     if (typeof data === "string") {
       if (this.deflate === null && this.queue.length === 0) {
         this.socket.write(encodeTextFrame(data), callback ?? this.onFlushed);
+        this.checkReadLimit();
         return this.checkHighWater();
       }
       return this.sendBytes(Opcode.Text, Buffer.from(data, "utf8"), callback);
@@ -243,12 +285,14 @@ export class WebSocket extends EventEmitter<WebSocketEvents> implements FrameSin
       socket.write(frame[1], callback ?? this.onFlushed);
       socket.uncork();
     }
+    this.checkReadLimit();
   }
 
   private enqueue(opcode: number, payload: Uint8Array, compress: boolean, callback: SendCallback | undefined): void {
     this.queue.push({ opcode, payload, compress, callback });
     this.queuedBytes += payload.byteLength;
     if (!this.compressing) this.flushQueue();
+    this.checkReadLimit();
   }
 
   /** Write queued frames in order until one needs compressing (its callback continues). */
@@ -293,6 +337,53 @@ export class WebSocket extends EventEmitter<WebSocketEvents> implements FrameSin
       this.needDrain = false;
       this.emit("drain");
     }
+    // After 'drain' (its listeners may have sent more): read again if the buffer stayed low.
+    if ((this.readHold & Hold.Buffered) !== 0 && this.bufferedAmount <= this.resumeAt) this.release(Hold.Buffered);
+  }
+
+  // ---------------------------------------------------------------- read holds
+
+  /** Stop reading while the peer leaves more than maxBufferedAmount unread (pongs included). */
+  private checkReadLimit(): void {
+    if ((this.readHold & Hold.Buffered) !== 0 || this.bufferedAmount <= this.maxBufferedAmount) return;
+    this.hold(Hold.Buffered);
+    // Something must call checkDrain() once the buffer is flushed: the socket's 'drain' comes
+    // only if it asked for one, and the last write may carry the caller's callback, not ours.
+    const socket = this.socket;
+    if (!socket.writableNeedDrain && !socket.writableEnded && !socket.destroyed) socket.write(EMPTY, this.onFlushed);
+  }
+
+  private hold(reason: Hold): void {
+    if (this.readHold === 0) {
+      this.parser.pause();
+      this.socket.pause();
+    }
+    this.readHold |= reason;
+  }
+
+  private release(reason: Hold): void {
+    if ((this.readHold & reason) === 0) return;
+    this.readHold &= ~reason;
+    if (this.readHold !== 0 || this.parser.stopped) return;
+    this.socket.resume();
+    this.parser.resume();
+  }
+
+  /** Charge an inflated message to the budget; when it is spent, hold reading until it refills. */
+  private chargeInflation(bytes: number): void {
+    const now = performance.now();
+    const refill = this.inflateStamp === 0 ? 0 : ((now - this.inflateStamp) * this.inflateRate) / 1000;
+    this.inflateStamp = now;
+    this.inflateTokens = Math.min(this.inflateBurst, this.inflateTokens + refill) - bytes;
+    if (this.inflateTokens >= 0 || this.budgetTimer !== undefined) return;
+    this.hold(Hold.InflateBudget);
+    this.budgetTimer = setTimeout(this.onBudgetRefilled, Math.ceil((-this.inflateTokens * 1000) / this.inflateRate));
+    this.budgetTimer.unref();
+  }
+
+  private onBudgetRefilled(): void {
+    this.budgetTimer = undefined;
+    this.release(Hold.InflateBudget);
   }
 
   private onFlushed(): void {
@@ -384,8 +475,7 @@ export class WebSocket extends EventEmitter<WebSocketEvents> implements FrameSin
     this.messagePieces = [];
     if (this.messageCompressed) {
       // Inflation is async: hold further frames (and the socket) until it is done, in order.
-      this.parser.pause();
-      this.socket.pause();
+      this.hold(Hold.Inflating);
       this.deflate!.decompress(pieces, this.maxPayload, this.onInflated);
       return;
     }
@@ -410,10 +500,9 @@ export class WebSocket extends EventEmitter<WebSocketEvents> implements FrameSin
       this.failConnection(CloseCode.InvalidPayload, "invalid UTF-8 in a text message");
       return;
     }
+    this.chargeInflation(data.length);
     this.deliver(data, this.messageBinary);
-    if (this.parser.stopped) return;
-    this.socket.resume();
-    this.parser.resume();
+    this.release(Hold.Inflating);
   }
 
   private deliver(data: Buffer, binary: boolean): void {
@@ -430,7 +519,8 @@ export class WebSocket extends EventEmitter<WebSocketEvents> implements FrameSin
       if (this.state === ReadyState.OPEN) this.writeFrame(Opcode.Pong, false, payload, undefined);
       this.emit("ping", payload);
     } else if (opcode === Opcode.Pong) {
-      if (this.pongTimer !== undefined) {
+      // Only the answer to our outstanding ping proves the peer reads: a blind pong does not.
+      if (this.pongTimer !== undefined && payload.equals(this.pingPayload)) {
         clearTimeout(this.pongTimer);
         this.pongTimer = undefined;
       }
@@ -490,7 +580,8 @@ export class WebSocket extends EventEmitter<WebSocketEvents> implements FrameSin
 
   private onHeartbeat(): void {
     if (this.state !== ReadyState.OPEN || this.pongTimer !== undefined) return;
-    this.writeFrame(Opcode.Ping, false, EMPTY, undefined);
+    this.pingPayload = randomBytes(8); // unguessable: a peer must read the ping to answer it
+    this.writeFrame(Opcode.Ping, false, this.pingPayload, undefined);
     this.pongTimer = setTimeout(this.onPongTimeout, this.heartbeat!.timeoutMs);
     this.pongTimer.unref();
   }
@@ -525,7 +616,8 @@ export class WebSocket extends EventEmitter<WebSocketEvents> implements FrameSin
     if (this.closeTimer !== undefined) clearTimeout(this.closeTimer);
     if (this.heartbeatTimer !== undefined) clearInterval(this.heartbeatTimer);
     if (this.pongTimer !== undefined) clearTimeout(this.pongTimer);
-    this.closeTimer = this.heartbeatTimer = this.pongTimer = undefined;
+    if (this.budgetTimer !== undefined) clearTimeout(this.budgetTimer);
+    this.closeTimer = this.heartbeatTimer = this.pongTimer = this.budgetTimer = undefined;
     this.deflate?.close();
     const queue = this.queue;
     this.queue = [];

@@ -7,7 +7,8 @@ import { pathToFileURL } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { html, reply, route, type ListeningServer } from "../../lib/index.js";
 import { signJwt } from "../../lib/jose/index.js";
-import { createSampleApp, DEV_JWT_SECRET, MAX_WS_MESSAGE } from "../../lib/sample/index.js";
+import { MetricsRegistry } from "../../lib/metrics/index.js";
+import { createSampleApp, DEV_JWT_SECRET, MAX_WS_MESSAGE, roomsMetrics } from "../../lib/sample/index.js";
 import { withBrowser } from "../support/cdp.js";
 import { findChromium } from "../support/chromium.js";
 import { captureLogger } from "../support/capture-logger.js";
@@ -98,6 +99,19 @@ describe("sample WebSocket routes", () => {
     // it would be here before eve's own.
     assert.deepEqual(toOtherRoom, [JSON.stringify({ from: "eve", text: "ping" })]);
     for (const c of [alice, bob, other]) c.close(1000);
+  });
+
+  it("counts broadcasts dropped for (or members closed past) their buffer limit in /metrics", async () => {
+    const body = await fetch(server.url + "/metrics").then((r) => r.text());
+    assert.match(body, /^keel_ws_broadcast_dropped_total 0$/m);
+    assert.match(body, /^keel_ws_broadcast_closed_total 0$/m);
+    const registry = new MetricsRegistry();
+    const rooms = { dropped: 3, closed: 0 };
+    registry.addCollector(roomsMetrics(rooms));
+    rooms.closed = 1;
+    const text = await registry.expose();
+    assert.match(text, /^keel_ws_broadcast_dropped_total 3$/m);
+    assert.match(text, /^keel_ws_broadcast_closed_total 1$/m);
   });
 
   it("Chromium's WebSocket: echo, and chat with the token as a subprotocol", { skip: chromium === undefined ? "chromium not installed" : false, timeout: 90_000 }, async () => {

@@ -227,6 +227,11 @@ class RawClient {
     }
   }
 
+  /** Frames received and not yet taken. */
+  pending(): number {
+    return this.frames.length;
+  }
+
   /** The next frame from the server, or null if the connection ends first. */
   nextFrame(): Promise<Frame | null> {
     const frame = this.frames.shift();
@@ -476,7 +481,9 @@ describe("ws close frames and the closing handshake", () => {
   });
   after(() => server.close());
 
-  for (const code of [1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 3000, 4999]) {
+  // 1012-1014 (Service Restart, Try Again Later, Bad Gateway: IANA-registered after RFC 6455)
+  // are accepted, as `ws` and browsers do (docs/features/ws.md).
+  for (const code of [1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014, 3000, 4999]) {
     it(`echoes a close frame with the valid code ${code} and ends the socket`, async () => {
       const client = await RawClient.open(server.port);
       const ws = server.sockets.at(-1)!;
@@ -487,7 +494,7 @@ describe("ws close frames and the closing handshake", () => {
     });
   }
 
-  for (const code of [0, 999, 1004, 1005, 1006, 1012, 1015, 1016, 2000, 2999, 5000, 65535]) {
+  for (const code of [0, 999, 1004, 1005, 1006, 1015, 1016, 2000, 2999, 5000, 65535]) {
     it(`closes with 1002 on the invalid close code ${code}`, async () => {
       const client = await RawClient.open(server.port);
       client.send(CLOSE, closeBody(code));
@@ -558,6 +565,19 @@ describe("ws close frames and the closing handshake", () => {
     await client.ended;
   });
 
+  it("lets the application close with 1012, 1013 and 1014", async () => {
+    for (const code of [1012, 1013, 1014]) {
+      const client = await RawClient.open(server.port);
+      const ws = server.sockets.at(-1)!;
+      ws.close(code, "later");
+      const frame = await client.nextFrame();
+      assert.equal(frame?.opcode, CLOSE);
+      assert.equal(frame.payload.readUInt16BE(0), code);
+      client.send(CLOSE, closeBody(code));
+      await client.ended;
+    }
+  });
+
   it("refuses invalid close codes and over-long reasons from the application", async () => {
     const client = await RawClient.open(server.port);
     const ws = server.sockets.at(-1)!;
@@ -586,6 +606,47 @@ describe("ws heartbeat", () => {
     assert.equal(ping?.opcode, PING);
     assert.equal(await closed, 1006);
     await client.ended;
+  });
+
+  /** Read frames until the connection ends; fails when the server keeps pinging (the peer was not cut). */
+  async function expectCutAfterPings(client: RawClient, onPing: (ping: Buffer) => void): Promise<number> {
+    let pings = 0;
+    for (let frame = await client.nextFrame(); frame !== null; frame = await client.nextFrame()) {
+      if (frame.opcode !== PING) continue;
+      pings++;
+      assert.ok(pings < 10, "the heartbeat kept a peer that never answered its pings");
+      onPing(frame.payload);
+    }
+    return pings;
+  }
+
+  it("does not count unsolicited pongs: a peer sending blind pongs and never answering pings is cut", async () => {
+    const client = await RawClient.open(server.port);
+    const ws = server.sockets.at(-1)!;
+    const closed = new Promise<number>((resolve) => ws.once("close", (c) => resolve(c)));
+    const blind = setInterval(() => client.send(PONG, ""), 5);
+    try {
+      client.send(PONG, "");
+      await expectCutAfterPings(client, () => client.send(PONG, ""));
+    } finally {
+      clearInterval(blind);
+    }
+    assert.equal(await closed, 1006);
+  });
+
+  it("does not count a pong whose payload differs from the outstanding ping's", async () => {
+    const client = await RawClient.open(server.port);
+    const ws = server.sockets.at(-1)!;
+    const closed = new Promise<number>((resolve) => ws.once("close", (c) => resolve(c)));
+    await expectCutAfterPings(client, (ping) => {
+      const wrong = Buffer.from(ping);
+      if (wrong.length === 0) client.send(PONG, "x");
+      else {
+        wrong[0] = wrong[0]! ^ 0xff;
+        client.send(PONG, wrong);
+      }
+    });
+    assert.equal(await closed, 1006);
   });
 
   it("keeps a peer that answers pings", async () => {
@@ -623,6 +684,154 @@ describe("ws backpressure", () => {
       assert.ok(ws.bufferedAmount <= 64 * 1024);
       assert.equal(drained, 1);
       client.destroy();
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("ws read backpressure (maxBufferedAmount)", () => {
+  it("stops reading while bufferedAmount is above maxBufferedAmount and resumes when the peer reads again", async () => {
+    const limit = 256 * 1024;
+    const size = 64 * 1024;
+    const count = 512; // 32 MiB each way: far more than the kernel's socket buffers hold
+    let peak = 0;
+    let received = 0;
+    const server = await startServer({ maxBufferedAmount: limit, maxPayload: size }, (ws) =>
+      ws.on("message", (data) => {
+        // Measured before the echo: what the connection had buffered when it read this message.
+        peak = Math.max(peak, ws.bufferedAmount);
+        received++;
+        ws.send(data);
+      }),
+    );
+    try {
+      const client = await RawClient.open(server.port);
+      const ws = server.sockets.at(-1)!;
+      client.socket.pause(); // never reads: the echoes pile up on the server
+      const frame = buildFrame(BINARY, Buffer.alloc(size, 7));
+      for (let i = 0; i < count; i++) client.socket.write(frame);
+      // Until the server stopped reading (or, without backpressure, read everything).
+      while (!ws.isPaused && received < count) await new Promise((r) => setTimeout(r, 5));
+      assert.ok(peak <= limit, `read a message with ${peak} bytes buffered (limit ${limit})`);
+      assert.ok(received < count, "the server read everything from a peer that reads nothing");
+      assert.ok(ws.isPaused);
+      client.socket.resume();
+      for (let i = 0; i < count; i++) assert.equal((await client.nextFrame())?.payload.length, size);
+      assert.equal(received, count);
+      assert.ok(peak <= limit, `read a message with ${peak} bytes buffered (limit ${limit})`);
+      assert.equal(ws.isPaused, false);
+      client.destroy();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("reads again after a hold below the socket's own high-water mark, with send callbacks", async () => {
+    const limit = 1024;
+    const size = 3000; // over the limit, under the socket's 16 KiB: the socket never asks for 'drain'
+    const count = 2000;
+    let received = 0;
+    const server = await startServer({ maxBufferedAmount: limit }, (ws) =>
+      ws.on("message", (data) => {
+        received++;
+        ws.send(data, () => {}); // a callback of its own: no internal flush callback for this write
+      }),
+    );
+    try {
+      const client = await RawClient.open(server.port);
+      const ws = server.sockets.at(-1)!;
+      client.socket.pause();
+      const frame = buildFrame(BINARY, Buffer.alloc(size, 1));
+      for (let i = 0; i < count; i++) client.socket.write(frame);
+      while (!ws.isPaused && received < count) await new Promise((r) => setTimeout(r, 5));
+      client.socket.resume();
+      for (let i = 0; i < count; i++) assert.equal((await client.nextFrame())?.payload.length, size);
+      assert.equal(received, count);
+      client.destroy();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("stops reading pings whose pongs a non-reading peer leaves buffered", async () => {
+    const limit = 16 * 1024;
+    const server = await startServer({ maxBufferedAmount: limit });
+    try {
+      const client = await RawClient.open(server.port);
+      const ws = server.sockets.at(-1)!;
+      client.socket.pause();
+      const ping = buildFrame(PING, Buffer.alloc(125, 1));
+      const burst = Buffer.concat(Array.from({ length: 1024 }, () => ping));
+      let written = 0;
+      // 16 MiB of pings, 8 MiB at most in the client's own buffer.
+      while (written < 128 && !ws.isPaused) {
+        if (client.socket.writableLength < 8 * 1024 * 1024) {
+          client.socket.write(burst);
+          written++;
+        }
+        await new Promise((r) => setTimeout(r, 1));
+      }
+      assert.ok(ws.isPaused, "the server kept answering pings nobody reads");
+      assert.ok(ws.bufferedAmount <= limit + 127 + 64 * 1024, `bufferedAmount ${ws.bufferedAmount}`);
+      client.destroy();
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("ws rooms under backpressure", () => {
+  async function floodRoom(rooms: ReturnType<typeof createRooms>, options: WebSocketOptions) {
+    const server = await startServer(options, (ws) => rooms.join("r", ws));
+    const reader = await RawClient.open(server.port);
+    const slow = await RawClient.open(server.port);
+    slow.socket.pause();
+    const wsSlow = server.sockets[1]!;
+    const message = Buffer.alloc(64 * 1024, 3);
+    let peak = 0;
+    const count = 320; // 20 MiB: more than the kernel's buffers for the slow member
+    for (let i = 0; i < count; i++) {
+      rooms.broadcast("r", message);
+      peak = Math.max(peak, wsSlow.bufferedAmount);
+      assert.equal((await reader.nextFrame())?.payload.length, message.length);
+    }
+    return { server, reader, slow, wsSlow, peak, count };
+  }
+
+  it("drops a broadcast for a member past its maxBufferedAmount and counts the drops", async () => {
+    const rooms = createRooms();
+    const limit = 256 * 1024;
+    const { server, reader, slow, wsSlow, peak, count } = await floodRoom(rooms, { maxBufferedAmount: limit });
+    try {
+      assert.ok(peak <= limit + 64 * 1024 + 10, `a non-reading member buffered ${peak} bytes`);
+      assert.ok(rooms.dropped > 0 && rooms.dropped < count, `dropped ${rooms.dropped}`);
+      assert.equal(wsSlow.readyState, ReadyState.OPEN);
+      assert.equal(rooms.closed, 0);
+      // The member still gets what was not dropped once it reads.
+      slow.socket.resume();
+      for (let i = 0; i < count - rooms.dropped; i++) assert.equal((await slow.nextFrame())?.payload.length, 64 * 1024);
+      reader.destroy();
+      slow.destroy();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("closes a member past its limit with 1008 when asked to (onBackpressureLimit: close)", async () => {
+    const rooms = createRooms({ onBackpressureLimit: "close" });
+    const { server, reader, slow, wsSlow, peak } = await floodRoom(rooms, { maxBufferedAmount: 256 * 1024 });
+    try {
+      assert.ok(peak <= 256 * 1024 + 64 * 1024 + 10, `a non-reading member buffered ${peak} bytes`);
+      assert.equal(rooms.closed, 1);
+      assert.notEqual(wsSlow.readyState, ReadyState.OPEN);
+      assert.equal(rooms.members("r").size, 2); // until its close completes
+      slow.socket.resume();
+      let frame = await slow.nextFrame();
+      while (frame !== null && frame.opcode !== CLOSE) frame = await slow.nextFrame();
+      assert.equal(frame?.payload.readUInt16BE(0), 1008);
+      reader.destroy();
+      slow.destroy();
     } finally {
       await server.close();
     }
@@ -725,6 +934,35 @@ describe("ws permessage-deflate", () => {
     }
     assert.deepEqual(got, ["first", "second", "third", "fourth"]);
     client.destroy();
+  });
+
+  it("bounds inflation per connection: reading pauses once maxInflateRate is spent", async () => {
+    const rate = 1024 * 1024;
+    const size = 64 * 1024;
+    const bounded = await startServer({ perMessageDeflate: { threshold: 1 << 30 }, maxPayload: size, maxInflateRate: rate });
+    try {
+      const client = await RawClient.open(bounded.port, offer);
+      const bomb = buildFrame(BINARY, compress(Buffer.alloc(size)), { rsv1: true }); // ~90 bytes → 64 KiB
+      const count = 400;
+      const started = performance.now();
+      client.socket.write(Buffer.concat(Array.from({ length: count }, () => bomb)));
+      // The first second's budget (16 messages) and one more are inflated at once.
+      for (let i = 0; i < 17; i++) assert.equal((await client.nextFrame())?.payload.length, size);
+      await new Promise((r) => setTimeout(r, 300));
+      let echoed = 17;
+      while (client.pending() > 0) {
+        await client.nextFrame();
+        echoed++;
+      }
+      const elapsed = (performance.now() - started) / 1000;
+      // Inflated bytes ≤ the burst (one second's worth) + rate × elapsed + one message.
+      const bound = Math.floor((rate + rate * elapsed) / size) + 1;
+      assert.ok(echoed <= bound, `${echoed} messages of 64 KiB inflated in ${elapsed.toFixed(2)} s (bound ${bound})`);
+      assert.ok(bounded.sockets.at(-1)!.isPaused);
+      client.destroy();
+    } finally {
+      await bounded.close();
+    }
   });
 
   for (const [header, expected] of [
