@@ -45,4 +45,13 @@ describe("runService: the shutdown deadline", () => {
     assert.equal(await svc.exited, 0);
     assert.equal(svc.lines.at(-1)?.["msg"], "stopped");
   });
+
+  it("--shutdown-timeout 0 cuts requests off at once, but the hooks still run: exit 0, not a forced exit", { timeout: 30_000 }, async () => {
+    const svc = startService(["--port", "0", "--shutdown-timeout", "0"]);
+    started.push(svc);
+    await listeningUrl(svc);
+    svc.kill("SIGTERM");
+    assert.equal(await svc.exited, 0, svc.raw.join("\n"));
+    assert.equal(svc.lines.at(-1)?.["msg"], "stopped");
+  });
 });

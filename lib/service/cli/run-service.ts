@@ -60,6 +60,9 @@ export interface ServiceCommand {
   run(argv: readonly string[], io: { stdout(text: string): void; stderr(text: string): void }): number | Promise<number>;
 }
 
+/** The forced exit never comes sooner than this after the pre-stop delay, ms (see serve()). */
+const MIN_FORCED_EXIT_MS = 1000;
+
 const PROCESS_IO = { stdout: (t: string) => void process.stdout.write(t), stderr: (t: string) => void process.stderr.write(t) };
 
 /**
@@ -129,7 +132,9 @@ async function serve<S extends CliSpec>(options: RunServiceOptions<S>): Promise<
   let drained = false;
   const shutdown = shutdownDeadline({
     signal,
-    budgetMs: config.preStopDelayMs + config.shutdownTimeoutMs,
+    // A timeout under a second (0: cut requests off at once) still cuts requests off then, but the
+    // process is not forced out before a second has passed: the hooks get that long to flush the log.
+    budgetMs: config.preStopDelayMs + Math.max(config.shutdownTimeoutMs, MIN_FORCED_EXIT_MS),
     logger,
     pending: () => pendingShutdown(server?.server, drained, config.shutdownTimeoutMs),
   });
