@@ -32,8 +32,8 @@ export interface ShutdownDeadlineOptions {
   exit?: (code: number) => void;
 }
 
-/** Time kept back from hooks to write the last lines and exit: a tenth of the budget, at most 250 ms. */
-const EXIT_RESERVE_MS = 250;
+/** Time kept back from hooks to write the last lines and exit: a quarter of the budget, at most 500 ms. */
+const EXIT_RESERVE_MS = 500;
 
 /** How long `pending()` may take before the line is written without it. */
 const PENDING_WAIT_MS = 100;
@@ -42,7 +42,7 @@ const PENDING_WAIT_MS = 100;
 export function shutdownDeadline(options: ShutdownDeadlineOptions): ServiceShutdown {
   const { signal, budgetMs, logger } = options;
   const exit = options.exit ?? ((code: number) => process.exit(code));
-  const reserve = Math.min(EXIT_RESERVE_MS, Math.floor(budgetMs / 10));
+  const reserve = Math.min(EXIT_RESERVE_MS, Math.floor(budgetMs / 4));
   let deadline = Infinity;
   const begin = (): void => {
     deadline = Date.now() + budgetMs;
