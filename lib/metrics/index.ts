@@ -1,6 +1,6 @@
 // keel/metrics: Prometheus metrics. A registry of counters, gauges and histograms with bounded
 // label sets, collectors read at scrape time, the Prometheus text and OpenMetrics formats, the
-// HTTP server layer, process and job-queue collectors, and the metrics() plugin.
+// HTTP server layer, process, job-queue and OTLP-exporter collectors, and the metrics() plugin.
 export { MetricsRegistry, defaultMetricsRegistry, type Collector, type AttachedCollector, type MetricsRegistryOptions } from "./registry.js";
 export { Counter } from "./counter.js";
 export { Gauge } from "./gauge.js";
@@ -12,4 +12,5 @@ export { negotiateFormat as negotiateMetricsFormat } from "./negotiate.js";
 export { httpMetrics, DEFAULT_BODY_SIZE_BUCKETS, type HttpMetricsOptions } from "./http-metrics.js";
 export { processMetrics, type ProcessMetricsOptions } from "./process-metrics.js";
 export { jobQueueMetrics, type JobQueueMetricsOptions, type JobQueueStatsSource } from "./job-queue-metrics.js";
+export { otlpExportMetrics, type OtlpExportStatsSource } from "./otlp-export-metrics.js";
 export { metrics, type MetricsPluginOptions } from "./plugin.js";

@@ -4,7 +4,7 @@
 import { otlpExporter, type OtlpExporter, type OtlpExporterOptions, type OtlpExporterStats } from "./exporter.js";
 import { otlpConfigFromEnv, type Environment } from "./env-config.js";
 
-const NO_STATS: OtlpExporterStats = { exported: 0, dropped: 0, failedBatches: 0, failedSpans: 0, rejected: 0, retries: 0, queued: 0, transport: "inline" };
+const NO_STATS: OtlpExporterStats = { exported: 0, dropped: 0, failedBatches: 0, failedSpans: 0, rejected: 0, retries: 0, failedExports: 0, consecutiveFailures: 0, queued: 0, transport: "inline" };
 
 /** The exporter of OTEL_SDK_DISABLED=true: takes spans and sends nothing; no sampler. */
 function disabledExporter(): OtlpExporter {
@@ -17,6 +17,7 @@ function disabledExporter(): OtlpExporter {
   sink.flush = () => Promise.resolve();
   sink.shutdown = () => Promise.resolve();
   sink.stats = () => NO_STATS;
+  sink.healthCheck = () => () => "ok";
   return sink;
 }
 

@@ -3,14 +3,21 @@
 // BatchSpanProcessor (same defaults: every 5 s or every 512 spans, at most 2048 waiting). One
 // export is in flight at a time; while it waits, spans queue up, and what does not fit is dropped
 // and counted. Failed exports are retried (see retry-policy.ts); flush() and shutdown() send what
-// is queued within a deadline. The schedule's timers are unref'd: the exporter keeps a process
+// is queued within a deadline (exportTimeoutMs, or less: the rest of a service's shutdown budget),
+// and shutdown() gives up what it could not send by then (counted as dropped, the POST in flight
+// cut off): a collector that never answers cannot hold a process past its shutdown timeout.
+// A failing collector is visible: failed requests are counted (stats(), keel/metrics'
+// otlpExportMetrics), logged at warn (the first, then at most one line per failureLogIntervalMs
+// with the count since, and one info line when exports work again), and healthCheck() reports
+// "degraded" while the latest request failed (a non-critical check: it never takes an instance
+// out of rotation). The schedule's timers are unref'd: the exporter keeps a process
 // alive only while a POST is in flight (bounded by its timeout) and while a flush() or shutdown()
-// someone awaits is running (bounded by exportTimeoutMs), so a flush on the way out is never cut
+// someone awaits is running (bounded by its deadline), so a flush on the way out is never cut
 // off. POSTs are made by a worker thread (worker-transport.ts). Unsampled spans (trace flag bit 0
 // clear) are never exported. A record is kept as it was handed over until it is written into a
 // batch (in runs, see `unwritten`): it must not be changed afterwards.
 import type { Logger } from "../index.js";
-import { isSampledFlags, type SpanAttributeValue, type SpanRecord, type SpanSink } from "../service/index.js";
+import { isSampledFlags, type HealthCheck, type SpanAttributeValue, type SpanRecord, type SpanSink } from "../service/index.js";
 import { validateHeaderName, validateHeaderValue } from "node:http";
 import { InlineTransport, type OtlpTransport, type PostTransport } from "./post-transport.js";
 import { WorkerTransport } from "./worker-transport.js";
@@ -50,8 +57,13 @@ export interface OtlpExporterOptions {
   retry?: RetryOptions;
   /** Handed to `production({ spans: { sampler } })` by the caller; kept here so env config travels together. */
   sampler?: Sampler | undefined;
-  /** Where failed exports are reported (warn); default: nowhere (see stats()). */
+  /** Where failed exports are reported (warn, rate-limited) and recoveries (info); default: nowhere (see stats()). */
   logger?: Logger;
+  /**
+   * After a failed export is logged, further failures are only counted for this long, ms; the
+   * next failure after it logs one line with the count since (default 60000; 0 logs every one).
+   */
+  failureLogIntervalMs?: number;
   /** The instrumentation scope (default { name: "keel", version: keel's version }). */
   scope?: OtlpScope;
   /**
@@ -76,6 +88,10 @@ export interface OtlpExporterStats {
   readonly rejected: number;
   /** Tries after the first. */
   readonly retries: number;
+  /** Export requests (tries) that failed: no answer (refused, reset, timed out) or an error status. */
+  readonly failedExports: number;
+  /** Failed requests since the last successful one (0 when the latest succeeded). */
+  readonly consecutiveFailures: number;
   /** Spans waiting now. */
   readonly queued: number;
   /** Where POSTs are made now: "inline" when asked, or after the export worker failed. */
@@ -88,11 +104,29 @@ export interface OtlpExporter extends SpanSink {
   readonly protocol: OtlpProtocol;
   /** The sampler from the options or the environment, for `production({ spans: { sampler } })`. */
   readonly sampler: Sampler | undefined;
-  /** Send everything queued now; resolves when sent, given up on, or past exportTimeoutMs. */
-  flush(): Promise<void>;
-  /** Flush, then refuse further spans (counted as dropped). Idempotent. */
-  shutdown(): Promise<void>;
+  /**
+   * Send everything queued now; resolves when sent, given up on, or past its deadline (the
+   * smaller of exportTimeoutMs and `timeoutMs`). Exports still under way then carry on.
+   */
+  flush(options?: OtlpFlushOptions): Promise<void>;
+  /**
+   * Flush, then refuse further spans (counted as dropped). What is not sent by the deadline (the
+   * smaller of exportTimeoutMs and `timeoutMs`: give it what is left of the shutdown budget) is
+   * given up: counted as dropped, the POST in flight cut off. Idempotent (later calls share the first).
+   */
+  shutdown(options?: OtlpFlushOptions): Promise<void>;
   stats(): OtlpExporterStats;
+  /**
+   * A health check for `prod.check("otlp", exporter.healthCheck(), { critical: false })`: "ok"
+   * until an export request fails, "degraded" (with what went wrong, never the collector's
+   * address) while the latest one failed, "ok" again after a success.
+   */
+  healthCheck(): HealthCheck;
+}
+
+export interface OtlpFlushOptions {
+  /** The longest this flush or shutdown may take, ms (it never takes longer than exportTimeoutMs). */
+  timeoutMs?: number;
 }
 
 function positiveInt(name: string, value: number | undefined, fallback: number, min = 1): number {
@@ -144,6 +178,7 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
   const batchSize = positiveInt("maxExportBatchSize", options.maxExportBatchSize, 512);
   if (batchSize > maxQueueSize) throw new TypeError(`otlpExporter(): maxExportBatchSize (${batchSize}) must not exceed maxQueueSize (${maxQueueSize})`);
   const exportTimeoutMs = positiveInt("exportTimeoutMs", options.exportTimeoutMs, 30_000);
+  const failureLogIntervalMs = positiveInt("failureLogIntervalMs", options.failureLogIntervalMs, 60_000, 0);
   const policy: RetryPolicy = retryPolicy(options.retry);
   const resource = resourceAttributes(options.serviceName, options.resource);
   const scope = options.scope ?? KEEL_SCOPE;
@@ -184,10 +219,42 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
   /** Whether the transport was told to get ready (on the first queued span). */
   let prepared = false;
   let shutdownPromise: Promise<void> | null = null;
-  const counts = { exported: 0, dropped: 0, failedBatches: 0, failedSpans: 0, rejected: 0, retries: 0 };
+  /** Spans of the batch being exported now (0 between exports). */
+  let inFlight = 0;
+  /** Set when shutdown gave up what was left: answers still coming in are no longer counted. */
+  let abandoned = false;
+  const counts = { exported: 0, dropped: 0, failedBatches: 0, failedSpans: 0, rejected: 0, retries: 0, failedExports: 0 };
+  /** Failed requests since the last success, and what went wrong last (for healthCheck()). */
+  let streak = 0;
+  let lastProblem = "";
+  /** The failure log's rate limit: when the last line was written, failures since, whether this streak was logged. */
+  let lastLoggedAt = -Infinity;
+  let unlogged = 0;
+  let streakLogged = false;
 
   const warn = (msg: string, fields: Record<string, unknown>): void => {
     if (logger !== undefined && logger.level <= 40) logger.log(40, msg, fields);
+  };
+
+  /** A request failed (each try counts): counted always, logged at most once per interval. */
+  const requestFailed = (status: number, error: Error | null, attempt: number, spans: number, retrying: boolean): void => {
+    counts.failedExports++;
+    streak++;
+    unlogged++;
+    lastProblem = describeFailure(status, error);
+    const now = Date.now();
+    if (now - lastLoggedAt < failureLogIntervalMs) return;
+    warn("OTLP export failed", { url: url.href, status, error: error?.message, attempt, spans, retrying, failures: unlogged, log_interval_ms: failureLogIntervalMs });
+    lastLoggedAt = now;
+    unlogged = 0;
+    streakLogged = true;
+  };
+
+  const requestSucceeded = (): void => {
+    // One line per logged streak: a collector that flaps cannot get around the rate limit this way.
+    if (streakLogged && logger !== undefined && logger.level <= 30) logger.log(30, "OTLP export recovered", { url: url.href, failures: streak });
+    streak = 0;
+    streakLogged = false;
   };
 
   const target = { url, headers, contentType, timeoutMs };
@@ -265,7 +332,9 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
 
   const exportLoop = async (): Promise<void> => {
     for (let batch = nextBatch(); batch !== undefined; batch = nextBatch()) {
+      inFlight = batch.count;
       const free = await exportBatch(batch.finish(), batch.buffer, batch.count);
+      inFlight = 0;
       if (free !== null && spareBuffers.length < SPARE_BUFFERS) spareBuffers.push(free);
     }
     drainAll = false;
@@ -280,6 +349,8 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
     let reusable = true;
     for (let attempt = 1; ; attempt++) {
       const result = await transport.post(body, owner);
+      // Given up at shutdown (already counted as dropped): neither a success nor a failure of the collector.
+      if (abandoned) return null;
       reusable &&= result.bodySent;
       if (result.bytes !== null && result.owner !== null) {
         body = result.bytes;
@@ -291,27 +362,30 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
         const rejected = rejectedSpans(result.body, result.contentType, protocol, spans);
         counts.exported += spans - rejected;
         counts.rejected += rejected;
+        requestSucceeded();
         return reusable ? owner : null;
       }
       // Without its bytes (they went down with the export worker) the batch cannot be tried again.
       const wait = result.bytes !== null && isRetryable(result.status) && attempt < policy.maxAttempts ? retryDelay(attempt, policy, result.retryAfter) : -1;
-      if (wait < 0 || Date.now() + wait > deadline) {
+      const givingUp = wait < 0 || Date.now() + wait > deadline;
+      requestFailed(result.status, result.error, attempt, spans, !givingUp);
+      if (givingUp) {
         counts.failedBatches++;
         counts.failedSpans += spans;
-        warn("OTLP export failed", { url: url.href, status: result.status, attempts: attempt, spans, message: result.error?.message });
         return reusable ? owner : null;
       }
       counts.retries++;
       await pause(wait);
+      if (abandoned) return null;
     }
   };
 
-  const flushWithin = async (): Promise<void> => {
+  const flushWithin = async (timeoutMs: number): Promise<void> => {
     if (timer !== null) {
       clearTimeout(timer);
       timer = null;
     }
-    const until = Date.now() + exportTimeoutMs;
+    const until = Date.now() + Math.min(exportTimeoutMs, timeoutMs);
     deadline = Math.min(deadline, until);
     drainAll = true;
     try {
@@ -360,26 +434,56 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
     protocol: { value: protocol, enumerable: true },
     sampler: { value: options.sampler, enumerable: true },
   });
-  sink.flush = (): Promise<void> => (closed ? (shutdownPromise ?? Promise.resolve()) : flushWithin());
-  sink.shutdown = (): Promise<void> => {
+  sink.flush = (flushOptions?: OtlpFlushOptions): Promise<void> => {
+    const timeoutMs = flushTimeout("flush", flushOptions);
+    return closed ? (shutdownPromise ?? Promise.resolve()) : flushWithin(timeoutMs);
+  };
+  sink.shutdown = (flushOptions?: OtlpFlushOptions): Promise<void> => {
+    const timeoutMs = flushTimeout("shutdown", flushOptions);
     if (shutdownPromise === null) {
       closed = true;
-      shutdownPromise = flushWithin().then(async () => {
-        // What could not be sent before the deadline will never be: count it.
-        counts.dropped += queued;
+      shutdownPromise = flushWithin(timeoutMs).then(async () => {
+        // What could not be sent before the deadline will never be: count it, and stop waiting for
+        // the POST in flight (its answer, if any, is ignored; closing the transport cuts it off).
+        const left = queued + inFlight + (handedOff?.count ?? 0);
+        abandoned = true;
+        counts.dropped += left;
+        if (left > 0) warn("OTLP export abandoned at shutdown", { url: url.href, dropped: left, timeout_ms: Math.min(exportTimeoutMs, timeoutMs) });
         sealed = [];
         current = null;
+        handedOff = null;
         unwritten = [];
         queued = 0;
+        inFlight = 0;
         await transport.close();
       });
     }
     return shutdownPromise;
   };
-  sink.stats = (): OtlpExporterStats => ({ ...counts, queued, transport: transport.kind });
+  sink.stats = (): OtlpExporterStats => ({ ...counts, consecutiveFailures: streak, queued, transport: transport.kind });
+  sink.healthCheck = (): HealthCheck => () => (streak === 0 ? "ok" : { status: "degraded", error: `${streak} export request${streak === 1 ? "" : "s"} failed in a row (last: ${lastProblem})` });
   // For tests: the export worker thread while it runs (null before the first export, inline, or after shutdown).
   Object.defineProperty(sink, EXPORT_WORKER, { value: () => (transport instanceof WorkerTransport ? transport.thread : null) });
   return sink;
+}
+
+/** The `timeoutMs` of flush()/shutdown() options (Infinity when absent); a bad value is a TypeError. */
+function flushTimeout(method: string, options: OtlpFlushOptions | undefined): number {
+  const t = options?.timeoutMs;
+  if (t === undefined) return Infinity;
+  if (typeof t !== "number" || !(t >= 0)) throw new TypeError(`OtlpExporter.${method}(): timeoutMs must be a number >= 0, got ${String(t)}`);
+  return t;
+}
+
+/**
+ * What went wrong with a request, for the health check: the status, or the kind of network
+ * failure; never the message itself, which may name the collector's address.
+ */
+function describeFailure(status: number, error: Error | null): string {
+  if (status > 0) return `the collector answered ${status}`;
+  const message = error?.message ?? "";
+  if (/timed out/i.test(message)) return "timed out";
+  return /\b(E[A-Z][A-Z0-9_]+)\b/.exec(message)?.[1] ?? "no answer";
 }
 
 /** Key of a hidden method of every exporter returning its export worker thread (a Worker) or null; for tests. */

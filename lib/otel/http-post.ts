@@ -1,4 +1,5 @@
-// One POST of an export body (JSON or protobuf) over node:http(s), with a per-request timeout.
+// One POST of an export body (JSON or protobuf) over node:http(s), with a per-request timeout and
+// an optional AbortSignal (the exporter's shutdown cuts off a POST past its deadline).
 // The answer is the status and the headers retry decisions need; the response body is read (to
 // free the socket) up to a small bound and kept, as bytes, for partial-success reports.
 import { request as httpRequest, type IncomingMessage } from "node:http";
@@ -22,7 +23,7 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
 
 const NO_BODY = Buffer.alloc(0);
 
-export function postBody(url: URL, headers: Readonly<Record<string, string>>, body: string | Buffer, contentType: string, timeoutMs: number): Promise<PostResult> {
+export function postBody(url: URL, headers: Readonly<Record<string, string>>, body: string | Buffer, contentType: string, timeoutMs: number, signal?: AbortSignal): Promise<PostResult> {
   return new Promise((resolve) => {
     const payload = typeof body === "string" ? Buffer.from(body, "utf8") : body;
     const send = url.protocol === "https:" ? httpsRequest : httpRequest;
@@ -31,6 +32,7 @@ export function postBody(url: URL, headers: Readonly<Record<string, string>>, bo
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
       resolve(result);
     };
     let bodySent = false;
@@ -50,6 +52,15 @@ export function postBody(url: URL, headers: Readonly<Record<string, string>>, bo
       req.destroy();
     }, timeoutMs);
     timer.unref();
+    const onAbort = (): void => {
+      failed(new Error("OTLP export aborted"));
+      req.destroy();
+    };
+    if (signal?.aborted === true) {
+      onAbort();
+      return;
+    }
+    signal?.addEventListener("abort", onAbort, { once: true });
     req.on("error", failed);
     req.on("finish", () => (bodySent = true));
     req.on("response", (res: IncomingMessage) => {

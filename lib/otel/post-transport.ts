@@ -41,6 +41,8 @@ export interface PostTransport {
 export class InlineTransport implements PostTransport {
   readonly kind = "inline";
   private readonly target: PostTarget;
+  /** Aborted by close(): a POST under way is cut off (its socket destroyed), later ones are not made. */
+  private readonly closing = new AbortController();
 
   constructor(target: PostTarget) {
     this.target = target;
@@ -48,14 +50,15 @@ export class InlineTransport implements PostTransport {
 
   async post(body: Buffer, owner: Buffer): Promise<PostOutcome> {
     const t = this.target;
-    const result = await postBody(t.url, t.headers, body, t.contentType, t.timeoutMs);
+    const result = await postBody(t.url, t.headers, body, t.contentType, t.timeoutMs, this.closing.signal);
     return { ...result, bytes: body, owner };
   }
 
   prepare(): void {}
 
-  /** Nothing to release; a POST still under way (past a shutdown's deadline) runs to its end, as before. */
+  /** Cut off a POST still under way (past a shutdown's deadline): it must not hold the process. */
   close(): Promise<void> {
+    this.closing.abort();
     return Promise.resolve();
   }
 }

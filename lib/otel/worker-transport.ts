@@ -114,6 +114,8 @@ export class WorkerTransport implements PostTransport {
     this.worker = null;
     if (worker !== null) await worker.terminate();
     this.abandonPending("OTLP exporter shut down during the POST");
+    // POSTs made inline since the worker failed are cut off too.
+    await this.inline.close();
   }
 
   private start(): Worker | null {

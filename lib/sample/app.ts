@@ -18,6 +18,7 @@ import { UserStore, userRoutes } from "./users.js";
 import { eventRoutes } from "./events.js";
 import { realtimeRoutes, sampleChatRooms } from "./realtime.js";
 import { registerSampleObservability, sampleReplay } from "./observability.js";
+import type { Collector } from "../metrics/index.js";
 import { registerSampleGrpc, type SampleGrpcOptions } from "./grpc.js";
 import { uploadFile } from "./uploads.js";
 import { redisSharedState, type SampleSharedState } from "./shared-state.js";
@@ -54,6 +55,8 @@ export interface SampleAppOptions {
    * The app closes it on shutdown, after the job queue drained. Default: all in this process.
    */
   redis?: RedisClient;
+  /** More collectors for GET /metrics (main.ts: the OTLP exporter's, when spans are exported). */
+  metricsCollectors?: readonly Collector[];
   /** With `redis`: the job lease (KEEL_JOB_LEASE_MS, default 30 s). */
   jobLeaseMs?: number;
   /** Simulated data-source latency of each report job, ms (KEEL_REPORT_DELAY_MS, default 0). */
@@ -137,6 +140,7 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
   // Metrics, traffic insight and the audit log see every answer as it leaves (after the layers below).
   const metricsRegistry = registerSampleObservability(app, jobs, {
     ...defined({ adminToken: options.adminToken, auditDir: options.auditDir }),
+    ...defined({ collectors: options.metricsCollectors }),
   });
 
   // Global layers, outermost first: CORS answers preflights before anything else runs;

@@ -3,6 +3,8 @@
 // processes; SIGTERM/SIGINT drain and exit 0. This file is the executable entry: nothing imports it.
 import { runAuditCommand } from "../audit/index.js";
 import { FileReplayStore, runReplayCommand } from "../replay/index.js";
+import type { Logger } from "../index.js";
+import { otlpExportMetrics } from "../metrics/index.js";
 import { otlpExporterFromEnv } from "../otel/index.js";
 import { runService } from "../service/index.js";
 import { redisClient } from "../redis/index.js";
@@ -12,8 +14,19 @@ import { defined } from "../plugin.js";
 
 // Spans go to an OTLP collector when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT says where (the OTel SDK's
 // variables: headers, service name, resource attributes, sampler); otherwise only to the log.
+// A collector that fails is logged (rate-limited), counted on /metrics (keel_otlp_*) and shown as
+// the non-critical "otlp" check of /health; on shutdown what it cannot take in time is dropped.
 const otelConfigured = ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"].some((name) => (process.env[name] ?? "").trim() !== "");
-const otel = otelConfigured ? otlpExporterFromEnv(process.env, { serviceName: "keel-sample", resource: { "service.version": "0.1.0" } }) : null;
+// The exporter is made before runService makes the service's logger (the spans need it first):
+// its lines go to that logger once createApp has it.
+let serviceLogger: Logger | null = null;
+const otelLogger: Logger = {
+  get level() {
+    return serviceLogger?.level ?? Infinity;
+  },
+  log: (level, msg, fields) => serviceLogger?.log(level, msg, fields),
+};
+const otel = otelConfigured ? otlpExporterFromEnv(process.env, { serviceName: "keel-sample", resource: { "service.version": "0.1.0" }, logger: otelLogger }) : null;
 
 await runService({
   service: "keel-sample",
@@ -35,8 +48,10 @@ await runService({
     },
     audit: { summary: "verify [--anchor SEQ:HASH] <dir>: check the audit log's hash chain (exit 0 intact, 1 tampered)", run: (argv, io) => runAuditCommand(argv, io) },
   },
-  createApp: (config, prod) => {
+  createApp: (config, prod, shutdown) => {
     const s = config.settings;
+    serviceLogger = prod.logger;
+    if (otel !== null) prod.check("otlp", otel.healthCheck(), { critical: false });
     const app = createSampleApp({
       ...(s.redisUrl === undefined ? {} : { redis: redisClient({ url: s.redisUrl, name: "keel-sample" }) }),
       ...defined({ jobLeaseMs: s.jobLeaseMs, reportDelayMs: s.reportDelayMs }),
@@ -45,9 +60,11 @@ await runService({
       ...defined({ jwtSecret: config.settings.jwtSecret, corsOrigins: config.settings.corsOrigins }),
       ...(config.settings.grpcPort === undefined ? {} : { grpc: { port: config.settings.grpcPort, host: config.host } }),
       ...defined({ adminToken: config.settings.adminToken, auditDir: config.settings.auditDir, replayFile: config.settings.replayFile }),
+      ...(otel === null ? {} : { metricsCollectors: [otlpExportMetrics(otel)] }),
     });
-    // After the HTTP drain: export what is still queued.
-    if (otel !== null) app.onShutdown(() => otel.shutdown());
+    // After the HTTP drain: export what is still queued, within what is left of the shutdown
+    // budget (a collector that never answers must not hold the process past it).
+    if (otel !== null) app.onShutdown(() => otel.shutdown({ timeoutMs: shutdown.remainingMs() }));
     return app;
   },
 });

@@ -7,7 +7,7 @@ import type { App } from "../index.js";
 import { audit, auditLog, fileAuditSink, memoryAuditSink } from "../audit/index.js";
 import { insight } from "../insight/index.js";
 import type { JobQueue } from "../jobs/index.js";
-import { jobQueueMetrics, metrics, MetricsRegistry } from "../metrics/index.js";
+import { jobQueueMetrics, metrics, MetricsRegistry, type Collector } from "../metrics/index.js";
 import { FileReplayStore, MemoryReplayStore, replay, type ReplayPlugin } from "../replay/index.js";
 import { defined } from "../plugin.js";
 
@@ -20,6 +20,8 @@ export interface SampleObservabilityOptions {
   replayFile?: string;
   /** Share of requests recorded for replay (default 0.1). */
   replaySampleRate?: number;
+  /** More collectors for GET /metrics (the OTLP exporter's). */
+  collectors?: readonly Collector[];
 }
 
 /** Fields of JSON and form bodies that never reach a replay record (the built-in secret names cover them too). */
@@ -61,6 +63,7 @@ export function sampleReplay(options: SampleObservabilityOptions): ReplayPlugin 
 export function registerSampleObservability(app: App, jobs: JobQueue, options: SampleObservabilityOptions): MetricsRegistry {
   const registry = new MetricsRegistry();
   app.onShutdown(registry.addCollector(jobQueueMetrics(jobs, { queue: "reports" })));
+  for (const collector of options.collectors ?? []) app.onShutdown(registry.addCollector(collector));
   app.register(metrics({ registry, path: "/metrics" }));
   const admin = defined({ adminToken: options.adminToken });
   app.register(insight({ ...admin, adminPath: "/admin/insight" }));

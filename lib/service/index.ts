@@ -12,6 +12,7 @@ export { HealthChecks, type HealthCheck, type HealthCheckOptions, type HealthChe
 export { probeRoutes, DEFAULT_PROBE_PATHS, type ProbeOptions, type ProbePaths } from "./probes/probe-routes.js";
 export { probeTokenAccess, type ProbeDetailAccess, type ProbeToken } from "./probes/probe-access.js";
 export { runService, type RunServiceOptions, type ServiceCommand } from "./cli/run-service.js";
+export type { ServiceShutdown } from "./cli/shutdown-deadline.js";
 export { ConfigurationError, describeStartupError, type StartupFailure } from "./cli/startup-error.js";
 export { defaultMaxConnections, openFileLimit } from "./cli/fd-limit.js";
 export { installProcessHandlers, shutdownSignal, type ProcessHandlerOptions } from "./cli/process-handlers.js";

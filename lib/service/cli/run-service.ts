@@ -1,6 +1,8 @@
 // The `main()` of a keel service, in one call: read flags and environment (--help, exit 2 on
 // bad values), then either supervise workers (--workers / WORKERS, node:cluster) or serve:
-// production() baseline, process handlers, listen, drain on SIGTERM/SIGINT, exit 0.
+// production() baseline, process handlers, listen, drain on SIGTERM/SIGINT, exit 0; exit 1 when
+// the drain and the shutdown hooks have not finished within the shutdown timeout (after the
+// pre-stop delay; see shutdown-deadline.ts).
 //
 //   await runService({ service: "keel-sample", version: "0.1.0", createApp: (config, prod) => {
 //     const app = new App({ env: config.env });
@@ -8,12 +10,14 @@
 //     return app.routes(...);
 //   }});
 import cluster from "node:cluster";
+import type { Server as NetServer } from "node:net";
 import type { App } from "../../index.js";
 import { defined, LOG_LEVELS } from "../../plugin.js";
 import { createBufferedLogger } from "../observability/json-logger.js";
 import { production, type Production, type ProductionOptions } from "../production.js";
 import { runClusterPrimary } from "./cluster.js";
 import { installProcessHandlers, shutdownSignal } from "./process-handlers.js";
+import { shutdownDeadline, type ServiceShutdown } from "./shutdown-deadline.js";
 import type { CliSpec } from "./cli-options.js";
 import { loadServiceConfig, resolveWorkerCount, type ServiceConfig } from "./service-config.js";
 import { describeStartupError } from "./startup-error.js";
@@ -44,8 +48,9 @@ export interface RunServiceOptions<S extends CliSpec = {}> {
   /**
    * Build the app. `prod` is configured from the flags; register it first (`prod.register(app)`)
    * so its layer is the outermost. If you don't, runService registers it after your layers.
+   * `shutdown` says how much of the shutdown budget a hook has left (`shutdown.remainingMs()`).
    */
-  createApp(config: ServiceConfig<S>, prod: Production): App | Promise<App>;
+  createApp(config: ServiceConfig<S>, prod: Production, shutdown: ServiceShutdown): App | Promise<App>;
 }
 
 /** A subcommand of a service's executable. */
@@ -55,12 +60,17 @@ export interface ServiceCommand {
   run(argv: readonly string[], io: { stdout(text: string): void; stderr(text: string): void }): number | Promise<number>;
 }
 
+/** The forced exit never comes sooner than this after the pre-stop delay, ms (see serve()). */
+const MIN_FORCED_EXIT_MS = 1000;
+
 const PROCESS_IO = { stdout: (t: string) => void process.stdout.write(t), stderr: (t: string) => void process.stderr.write(t) };
 
 /**
  * Runs until shutdown, then exits the process: 0 after a clean drain; 2 on a configuration
  * problem (bad flags or variables, a port in use, a missing secret: one plain line on stderr
- * says what to change); 1 when the service fails otherwise (one JSON line at level 60 first).
+ * says what to change); 1 when the service fails otherwise (one JSON line at level 60 first),
+ * or when the shutdown has not finished within the pre-stop delay plus the shutdown timeout
+ * after SIGTERM/SIGINT (one line at level 50 says what was pending).
  */
 export async function runService<S extends CliSpec = {}>(options: RunServiceOptions<S>): Promise<void> {
   try {
@@ -99,7 +109,8 @@ async function serve<S extends CliSpec>(options: RunServiceOptions<S>): Promise<
     const code = await runClusterPrimary({
       workers: resolveWorkerCount(config.workers),
       logger,
-      killTimeoutMs: config.shutdownTimeoutMs + 5000,
+      // Workers give up at their own deadline (pre-stop delay + shutdown timeout); SIGKILL is the backstop.
+      killTimeoutMs: config.preStopDelayMs + config.shutdownTimeoutMs + 5000,
     });
     logger.log(LOG_LEVELS.info, "stopped", { exit_code: code });
     await logger.flush();
@@ -116,9 +127,19 @@ async function serve<S extends CliSpec>(options: RunServiceOptions<S>): Promise<
   const logger = prod.logger;
   installProcessHandlers(logger);
   const signal = shutdownSignal(logger);
-  let server;
+  let server: Awaited<ReturnType<App["listen"]>> | undefined;
+  /** Set once the listener has closed and the last connection is gone: the hooks run. */
+  let drained = false;
+  const shutdown = shutdownDeadline({
+    signal,
+    // A timeout under a second (0: cut requests off at once) still cuts requests off then, but the
+    // process is not forced out before a second has passed: the hooks get that long to flush the log.
+    budgetMs: config.preStopDelayMs + Math.max(config.shutdownTimeoutMs, MIN_FORCED_EXIT_MS),
+    logger,
+    pending: () => pendingShutdown(server?.server, drained, config.shutdownTimeoutMs),
+  });
   try {
-    const app = await options.createApp(config, prod);
+    const app = await options.createApp(config, prod, shutdown);
     if (!prod.isRegistered(app)) prod.register(app);
     server = await app.listen({
       host: config.host,
@@ -128,6 +149,7 @@ async function serve<S extends CliSpec>(options: RunServiceOptions<S>): Promise<
       preStopDelay: config.preStopDelayMs,
       ...config.limits,
     });
+    server.server.once("close", () => (drained = true));
   } catch (err) {
     // A port in use, a missing secret, a route conflict...: the JSON line for log shippers, one
     // plain line with the fix for the person at the terminal; exit 2 when the configuration is
@@ -143,4 +165,13 @@ async function serve<S extends CliSpec>(options: RunServiceOptions<S>): Promise<
   logger.log(LOG_LEVELS.info, "stopped");
   await prod.flush();
   process.exit(0);
+}
+
+/** What the shutdown still waits for, for the line written when its deadline passes. */
+function pendingShutdown(server: NetServer | undefined, drained: boolean, timeoutMs: number): Promise<Record<string, unknown>> {
+  if (server === undefined) return Promise.resolve({ timeout_ms: timeoutMs, pending: "startup" });
+  if (drained) return Promise.resolve({ timeout_ms: timeoutMs, pending: "shutdown hooks" });
+  return new Promise((resolve) =>
+    server.getConnections((err, count) => resolve({ timeout_ms: timeoutMs, pending: "connections", ...(err ? {} : { connections: count }) })),
+  );
 }

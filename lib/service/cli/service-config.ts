@@ -18,7 +18,7 @@ export interface ServiceConfig<S extends CliSpec = {}> {
   workers: number | null;
   /** Numeric log threshold (Infinity for silent). */
   logLevel: number;
-  /** Deadline for in-flight requests on shutdown, ms. */
+  /** Deadline of the shutdown (in-flight requests, then hooks) after the pre-stop delay, ms; past it the process exits 1. */
   shutdownTimeoutMs: number;
   /** Keep well-formed incoming x-request-id values (turn off at an untrusted edge). */
   trustRequestId: boolean;
@@ -84,7 +84,7 @@ export const SERVICE_OPTIONS = {
     flag: "shutdown-timeout",
     env: "SHUTDOWN_TIMEOUT_MS",
     value: "MS",
-    description: "How long in-flight requests may finish after SIGTERM/SIGINT",
+    description: "How long the shutdown may take after SIGTERM/SIGINT (after the pre-stop delay): in-flight requests, then shutdown hooks; past it the process says what was pending and exits 1",
     defaultText: "10000",
     parse: integerIn(0, 600_000),
   } as CliOption<number>,
@@ -215,7 +215,7 @@ export function serviceHelp(program = "node dist/server.js", description = "A ke
       // A description that ends a block (the list of subcommands) is followed by a blank line.
       (description.endsWith("\n") ? "\n" : " ") +
       "Logs are JSON lines on stdout (pino format).\n" +
-      `SIGTERM/SIGINT drain in-flight requests, then exit 0. --workers 0 means ${cpuNote()}.`,
+      `SIGTERM/SIGINT drain in-flight requests, then exit 0 (1 when past --shutdown-timeout). --workers 0 means ${cpuNote()}.`,
   );
 }
 
