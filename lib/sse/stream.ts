@@ -100,8 +100,12 @@ export class SseStream extends Readable {
   private pulling: boolean;
   /** A source error raised before anyone read: kept until the reader arrives. */
   private pendingError: Error | null;
-  /** `send()` calls waiting for the reader to want more. */
-  private waiters: Array<() => void>;
+  /**
+   * What every `send()` made while the reader is full returns, resolved when it wants more: one
+   * promise for them all, so events sent without awaiting cost no promise each.
+   */
+  private readerWants: Promise<void> | null;
+  private resolveReaderWants: (() => void) | null;
   /** The last push found the buffer full and the reader has not asked for more since. */
   private full: boolean;
   /** Events sent while full, oldest first, and their size in bytes (at most maxBufferedBytes). */
@@ -119,7 +123,8 @@ export class SseStream extends Readable {
     this.reading = false;
     this.pulling = false;
     this.pendingError = null;
-    this.waiters = [];
+    this.readerWants = null;
+    this.resolveReaderWants = null;
     this.full = false;
     this.queue = [];
     this.queuedBytes = 0;
@@ -166,7 +171,7 @@ export class SseStream extends Readable {
       }
       this.queue.push(chunk);
     }
-    return new Promise<void>((resolve) => this.waiters.push(resolve));
+    return (this.readerWants ??= new Promise<void>((resolve) => (this.resolveReaderWants = resolve)));
   }
 
   /** Move queued events to the reader until its buffer is full again; true when all went. */
@@ -308,9 +313,10 @@ export class SseStream extends Readable {
   }
 
   private releaseWaiters(): void {
-    if (this.waiters.length === 0) return;
-    const waiting = this.waiters;
-    this.waiters = [];
-    for (const resolve of waiting) resolve();
+    const resolve = this.resolveReaderWants;
+    if (resolve === null) return;
+    this.readerWants = null;
+    this.resolveReaderWants = null;
+    resolve();
   }
 }
