@@ -61,6 +61,8 @@ export interface SampleAppOptions {
   jobLeaseMs?: number;
   /** Simulated data-source latency of each report job, ms (KEEL_REPORT_DELAY_MS, default 0). */
   reportDelayMs?: number;
+  /** Event streams open at once (KEEL_EVENTS_MAX_SUBSCRIBERS, default 1000); more get 503 + Retry-After. */
+  eventsMaxSubscribers?: number;
 }
 
 /**
@@ -160,7 +162,7 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
 
   app.routes(sampleRoutes(users, jobs, secret, shared));
   app.routes(homePage(users));
-  app.routes(eventRoutes(jobs));
+  app.routes(eventRoutes(jobs, defined({ maxSubscribers: options.eventsMaxSubscribers })));
   app.routes(realtimeRoutes(secret, sampleChatRooms(metricsRegistry)));
   if (options.grpc !== undefined) registerSampleGrpc(app, users, options.grpc, logger);
   app.register(websockets({ heartbeat: { intervalMs: 30_000, timeoutMs: 10_000 }, ...(options.corsOrigins === undefined ? {} : { origins: [...options.corsOrigins] }) }));

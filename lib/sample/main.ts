@@ -55,6 +55,7 @@ await runService({
     const app = createSampleApp({
       ...(s.redisUrl === undefined ? {} : { redis: redisClient({ url: s.redisUrl, name: "keel-sample" }) }),
       ...defined({ jobLeaseMs: s.jobLeaseMs, reportDelayMs: s.reportDelayMs }),
+      ...defined({ eventsMaxSubscribers: s.eventsMaxSubscribers }),
       env: config.env,
       production: prod,
       ...defined({ jwtSecret: config.settings.jwtSecret, corsOrigins: config.settings.corsOrigins }),

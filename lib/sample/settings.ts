@@ -41,6 +41,15 @@ function redisUrlValue(raw: string): string {
   return raw;
 }
 
+/** A whole number within [min, max]. */
+function countValue(min: number, max: number): (raw: string) => number {
+  return (raw) => {
+    const n = Number(raw);
+    if (!/^\d{1,9}$/.test(raw) || n < min || n > max) throw new Error(`expected a whole number from ${min} to ${max}`);
+    return n;
+  };
+}
+
 /** A TCP port for the gRPC server (0 picks a free one). */
 function portValue(raw: string): number {
   const n = Number(raw);
@@ -127,5 +136,13 @@ export const SAMPLE_SETTINGS = {
     description: "Simulated data-source latency of each report job, to watch retries, drains and recovery",
     defaultText: "0",
     parse: millisecondsValue(0, 600_000),
+  } as CliOption<number>,
+  eventsMaxSubscribers: {
+    flag: "events-max-subscribers",
+    env: "KEEL_EVENTS_MAX_SUBSCRIBERS",
+    value: "N",
+    description: "Server-sent event streams (/api/v1/events) open at once; one more is answered 503 with Retry-After",
+    defaultText: "1000",
+    parse: countValue(1, 1_000_000),
   } as CliOption<number>,
 } as const;

@@ -5,13 +5,13 @@
 import type { Server } from "node:http";
 
 export interface ServerLimits {
-  /** Time to receive the request headers, ms (default 10 000; Node's own is 60 000). */
+  /** Time to receive the request headers, ms (default 10 000; Node's own is 60 000); keel/tls's listeners give the TLS handshake as long. */
   headersTimeout?: number;
   /** Time to receive the whole request, headers and body, ms (default 30 000; Node's is 300 000). */
   requestTimeout?: number;
   /** How long an idle keep-alive socket stays open, ms (default 5 000). */
   keepAliveTimeout?: number;
-  /** Largest request head (request line and headers), bytes (default 16 384); larger is a 431. */
+  /** Largest request head (request line and headers), bytes (default 16 384); larger is a 431. Over HTTP/2 (keel/tls), the header list size (RFC 9113 §6.5.2), advertised in SETTINGS. */
   maxHeaderSize?: number;
   /** Requests served on one socket before it is closed (default 0: no limit; requests a client
    * already pipelined past the limit get a bare 503 from Node, so keep it off for pipelining clients). */

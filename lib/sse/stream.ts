@@ -1,6 +1,14 @@
 // The body of a server-sent event reply (see sse.ts): an object-mode Readable of event texts that
 // the writer pipes like any other stream, with backpressure.
 //
+// Bounded: a function source may call `send()` without awaiting it (a listener on some event
+// bus). Once the socket and the stream's own buffer are full, such events wait in a queue of at
+// most `maxBufferedBytes`; past that the client is too slow to be served and the stream is
+// destroyed with an error (logged by the writer), freeing everything it held. Ending is the
+// policy rather than dropping events: an EventSource reconnects with Last-Event-ID and can be
+// told what it missed, while a silently dropped event is lost for good (Redis cuts a pub/sub
+// client past its output-buffer limit for the same reason).
+//
 // The stream owns the source's lifetime: when the client goes away (the writer's pipeline
 // destroys the body), a HEAD or failed write discards it, or it simply ends, the source function's
 // signal aborts, an iterable's `return()` is called, the keep-alive timer is cleared, and nothing
@@ -12,8 +20,10 @@ import { formatSseEvent, type SseEvent } from "./event.js";
 
 /**
  * Send one event (a string is `data` alone). Resolves at once, or, when the socket's buffer is
- * full, once the client has taken what was sent: `await` it to respect backpressure. A malformed
- * event throws a TypeError. After the stream closed it writes nothing and resolves.
+ * full, once the client has taken what was sent: `await` it to respect backpressure. Events sent
+ * without awaiting wait in the stream, up to `maxBufferedBytes`; past that the stream ends (see
+ * SseOptions). A malformed event throws a TypeError. After the stream closed it writes nothing
+ * and resolves.
  */
 export type SseSender = (event: SseEvent | string) => Promise<void>;
 
@@ -38,9 +48,18 @@ export interface SseOptions {
   keepAliveMs?: number;
   /** The request's Last-Event-ID (from the `lastEventId()` extractor), handed to a function source. */
   lastEventId?: string | undefined;
+  /**
+   * Bytes of events a function source may have waiting for a client that does not keep up
+   * (default 256 KiB): sent without awaiting `send()` once the socket and the stream's buffer are
+   * full. One more and the stream is destroyed with an `ERR_SSE_BUFFER_LIMIT` error (the writer
+   * logs it and closes the connection; the source's signal aborts); a client that reconnects can
+   * resume from its Last-Event-ID. An iterable source is only pulled as the client reads.
+   */
+  maxBufferedBytes?: number;
 }
 
 export const DEFAULT_SSE_KEEP_ALIVE_MS = 15_000;
+export const DEFAULT_SSE_MAX_BUFFERED_BYTES = 256 * 1024;
 const KEEP_ALIVE_COMMENT = ": keep-alive\n\n";
 // setTimeout's largest delay; a longer one would fire at once.
 const MAX_TIMER_MS = 2_147_483_647;
@@ -53,17 +72,25 @@ function keepAliveDelay(value: number | undefined): number {
   return value;
 }
 
+function bufferLimit(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_SSE_MAX_BUFFERED_BYTES;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) throw new TypeError("SSE maxBufferedBytes must be a positive integer");
+  return value;
+}
+
 const RESOLVED: Promise<void> = Promise.resolve();
 const ignore = (): void => {};
 
 /**
  * The body of an SSE reply: an object-mode Readable of strings (the writer and inject both take
  * strings as they are). Events are pushed as they come; a function source that outruns the client
- * waits on `send()`, an iterable is pulled only when the reader asks for more.
+ * waits on `send()` (or, not waiting, fills a queue of at most `maxBufferedBytes`), an iterable is
+ * pulled only when the reader asks for more.
  */
 export class SseStream extends Readable {
   private readonly abortController: AbortController;
   private readonly keepAliveMs: number;
+  private readonly maxBufferedBytes: number;
   private sourceIterator: AsyncIterator<SseEvent | string> | null;
   private timer: NodeJS.Timeout | null;
   /** No more pushes: ended, failed or destroyed. */
@@ -73,20 +100,34 @@ export class SseStream extends Readable {
   private pulling: boolean;
   /** A source error raised before anyone read: kept until the reader arrives. */
   private pendingError: Error | null;
-  /** `send()` calls waiting for the reader to want more. */
-  private waiters: Array<() => void>;
+  /**
+   * What every `send()` made while the reader is full returns, resolved when it wants more: one
+   * promise for them all, so events sent without awaiting cost no promise each.
+   */
+  private readerWants: Promise<void> | null;
+  private resolveReaderWants: (() => void) | null;
+  /** The last push found the buffer full and the reader has not asked for more since. */
+  private full: boolean;
+  /** Events sent while full, oldest first, and their size in bytes (at most maxBufferedBytes). */
+  private queue: string[];
+  private queuedBytes: number;
 
   constructor(source: SseSource, options: SseOptions = {}) {
     super({ objectMode: true });
     this.abortController = new AbortController();
     this.keepAliveMs = keepAliveDelay(options.keepAliveMs);
+    this.maxBufferedBytes = bufferLimit(options.maxBufferedBytes);
     this.sourceIterator = null;
     this.timer = null;
     this.closedForWrites = false;
     this.reading = false;
     this.pulling = false;
     this.pendingError = null;
-    this.waiters = [];
+    this.readerWants = null;
+    this.resolveReaderWants = null;
+    this.full = false;
+    this.queue = [];
+    this.queuedBytes = 0;
     // An empty first chunk: writing it sends the response headers at once, so the client sees the
     // stream open before the first event (a zero-byte write adds nothing to the body).
     this.push("");
@@ -118,8 +159,39 @@ export class SseStream extends Readable {
   private send(event: SseEvent | string): Promise<void> {
     const chunk = formatSseEvent(event);
     if (this.closedForWrites || chunk === "") return RESOLVED;
-    if (this.write(chunk)) return RESOLVED;
-    return new Promise<void>((resolve) => this.waiters.push(resolve));
+    if (!this.full) {
+      if (this.write(chunk)) return RESOLVED;
+      this.full = true;
+    } else {
+      // Sent without waiting for the last one: it waits here, within the limit.
+      this.queuedBytes += Buffer.byteLength(chunk);
+      if (this.queuedBytes > this.maxBufferedBytes) {
+        this.overflow();
+        return RESOLVED;
+      }
+      this.queue.push(chunk);
+    }
+    return (this.readerWants ??= new Promise<void>((resolve) => (this.resolveReaderWants = resolve)));
+  }
+
+  /** Move queued events to the reader until its buffer is full again; true when all went. */
+  private flushQueue(): boolean {
+    while (this.queue.length > 0) {
+      const chunk = this.queue.shift()!;
+      this.queuedBytes -= Buffer.byteLength(chunk);
+      if (!this.write(chunk)) return false;
+    }
+    return true;
+  }
+
+  /** The client is too slow: drop what waits and destroy the stream (its connection closes). */
+  private overflow(): void {
+    const queued = this.queuedBytes;
+    this.queue = [];
+    this.queuedBytes = 0;
+    const err = new Error(`SSE client too slow: ${queued} bytes of events waiting, over the limit of ${this.maxBufferedBytes}; stream ended`) as NodeJS.ErrnoException;
+    err.code = "ERR_SSE_BUFFER_LIMIT";
+    this.fail(err);
   }
 
   /** Push one event's text; false when the reader's buffer is full. */
@@ -136,6 +208,11 @@ export class SseStream extends Readable {
         return;
       }
       if (this.keepAliveMs > 0 && !this.closedForWrites) this.timer = setTimeout(() => this.keepAlive(), this.keepAliveMs);
+    }
+    this.full = false;
+    if (!this.flushQueue()) {
+      this.full = true; // full again: the waiters wait for the next read
+      return;
     }
     this.releaseWaiters();
     if (this.sourceIterator !== null && !this.closedForWrites) void this.pull();
@@ -185,6 +262,10 @@ export class SseStream extends Readable {
     this.closedForWrites = true;
     this.stopTimer();
     this.releaseWaiters();
+    // What waits was sent: it goes before the end (bounded by the limit it was held to).
+    for (const chunk of this.queue) this.push(chunk);
+    this.queue = [];
+    this.queuedBytes = 0;
     this.push(null);
   }
 
@@ -206,6 +287,8 @@ export class SseStream extends Readable {
 
   override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {
     this.closedForWrites = true;
+    this.queue = [];
+    this.queuedBytes = 0;
     this.stopTimer();
     this.releaseWaiters();
     if (!this.abortController.signal.aborted) this.abortController.abort();
@@ -230,9 +313,10 @@ export class SseStream extends Readable {
   }
 
   private releaseWaiters(): void {
-    if (this.waiters.length === 0) return;
-    const waiting = this.waiters;
-    this.waiters = [];
-    for (const resolve of waiting) resolve();
+    const resolve = this.resolveReaderWants;
+    if (resolve === null) return;
+    this.readerWants = null;
+    this.resolveReaderWants = null;
+    resolve();
   }
 }

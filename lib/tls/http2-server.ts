@@ -5,7 +5,15 @@
 // node:http's connection limits (header and request timeouts, keep-alive, header size, requests
 // per socket) are server properties that its HTTP/1 code reads, so they are set on this server
 // too. HTTP/2 sessions get their own equivalents: SETTINGS for header size and concurrent
-// streams, and a session with no open stream for `keepAliveTimeout` is closed (GOAWAY).
+// streams, and a session with no open stream for `keepAliveTimeout` is closed (GOAWAY). The TLS
+// handshake, for either protocol, must finish within `headersTimeout` (Node's default is 120 s).
+//
+// Header size: SETTINGS_MAX_HEADER_LIST_SIZE advertises `maxHeaderSize`, the number HTTP/1.1 is
+// held to, but node:http2 only enforces it once the client has acknowledged the SETTINGS (its
+// reset is ENHANCE_YOUR_CALM, with no answer); a request sent before that (a fresh connection's
+// first) would be served up to Node's own 64 KiB. Such a request is measured here, as RFC 9113
+// §6.5.2 counts (name + value + 32 per field, pseudo-headers included), and answered with the
+// uniform 431 that HTTP/1.1 gets, without reaching the app.
 //
 // Draining: HTTP/1 responses carry `connection: close` (write.ts); an HTTP/2 session is told to
 // go away instead (`session.close()` sends GOAWAY and lets open streams finish), at once for the
@@ -32,6 +40,8 @@ export interface BuiltHttp2Server {
 
 /** RST_STREAM error code CANCEL (RFC 9113 §7), as http2.constants.NGHTTP2_CANCEL; node:http2 is loaded lazily. */
 const NGHTTP2_CANCEL = 0x8;
+/** RST_STREAM error code NO_ERROR: the answer is complete, stop sending the request (RFC 9113 §8.1). */
+const NGHTTP2_NO_ERROR = 0x0;
 
 /** How long a timed-out request's 408 may take to go out before its stream is cancelled anyway. */
 const RESPONSE_GRACE_MS = 1_000;
@@ -52,6 +62,7 @@ export function createHttp2Server(
   const options: SecureServerOptions = {
     ...tls,
     allowHTTP1: true,
+    handshakeTimeout: limits.headersTimeout,
     ...raw,
     settings: {
       maxConcurrentStreams: DEFAULT_MAX_CONCURRENT_STREAMS,
@@ -59,15 +70,20 @@ export function createHttp2Server(
       ...raw?.settings,
     },
   };
-  // HTTP/2 requests get their request timeout here, where the request object is at hand (the
-  // HTTP/1.1 fallback has node:http's own); with no timeout the handler is passed as it is.
-  const serve =
-    limits.requestTimeout > 0
-      ? (req: IncomingMessage, res: ServerResponse): void => {
-          if (isHttp2Request(req)) armRequestTimeout(req as unknown as Http2ServerRequest, limits.requestTimeout, logger);
-          handler(req, res);
-        }
-      : handler;
+  // HTTP/2 requests get their header limit and request timeout here, where the request object is
+  // at hand (the HTTP/1.1 fallback has node:http's own).
+  const headerLimit = options.settings!.maxHeaderListSize ?? limits.maxHeaderSize;
+  const serve = (req: IncomingMessage, res: ServerResponse): void => {
+    if (isHttp2Request(req)) {
+      const h2req = req as unknown as Http2ServerRequest;
+      if (headerListSize(h2req.rawHeaders) > headerLimit) {
+        refuseHeaders(h2req, logger);
+        return;
+      }
+      if (limits.requestTimeout > 0) armRequestTimeout(h2req, limits.requestTimeout, logger);
+    }
+    handler(req, res);
+  };
   const server = createSecureServer(options, serve as unknown as Parameters<typeof CreateSecureServer>[1]);
   applyHttp1Limits(server, limits);
 
@@ -132,6 +148,37 @@ function armRequestTimeout(req: Http2ServerRequest, ms: number, logger: Logger |
   stream.once("close", clear);
 }
 
+/** The header list size of RFC 9113 §6.5.2, as node:http2 counts it against the SETTINGS. */
+function headerListSize(raw: string[]): number {
+  let size = 0;
+  for (let i = 0; i < raw.length; i++) size += raw[i]!.length;
+  return size + (raw.length >> 1) * 32;
+}
+
+/** As node:http's client-error answers (client-error.ts): logged at info with an error id. */
+function logClientError(logger: Logger | undefined, stream: ServerHttp2Stream, status: number, type: string, code: string, errorId: string): void {
+  if (logger !== undefined && LOG_LEVELS.info >= logger.level) {
+    logger.log(LOG_LEVELS.info, "client error", { error_id: errorId, status, type, code, remote_addr: stream.session?.socket?.remoteAddress });
+  }
+}
+
+/**
+ * The uniform 431 for an HTTP/2 request over the header limit; the app never sees it. When the
+ * request has a body still coming, RST_STREAM NO_ERROR after the answer tells the client to stop.
+ */
+function refuseHeaders(req: Http2ServerRequest, logger: Logger | undefined): void {
+  const stream = req.stream;
+  const error = clientErrorFor("HPE_HEADER_OVERFLOW");
+  const errorId = newErrorId();
+  logClientError(logger, stream, error.status, error.type, "HPE_HEADER_OVERFLOW", errorId);
+  if (stream.closed || stream.destroyed) return;
+  const body = errorBodyJson(error, errorId, false);
+  stream.respond({ ":status": error.status, "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  stream.end(body, () => {
+    if (!stream.closed && stream.state.remoteClose !== 1) stream.close(NGHTTP2_NO_ERROR);
+  });
+}
+
 function onRequestTimeout(req: Http2ServerRequest, logger: Logger | undefined): void {
   const stream = req.stream;
   if (stream.closed || stream.destroyed) return;
@@ -139,15 +186,7 @@ function onRequestTimeout(req: Http2ServerRequest, logger: Logger | undefined): 
   if (stream.state.remoteClose === 1) return;
   const error = clientErrorFor("ERR_HTTP_REQUEST_TIMEOUT");
   const errorId = newErrorId();
-  if (logger !== undefined && LOG_LEVELS.info >= logger.level) {
-    logger.log(LOG_LEVELS.info, "client error", {
-      error_id: errorId,
-      status: error.status,
-      type: error.type,
-      code: "ERR_HTTP_REQUEST_TIMEOUT",
-      remote_addr: stream.session?.socket?.remoteAddress,
-    });
-  }
+  logClientError(logger, stream, error.status, error.type, "ERR_HTTP_REQUEST_TIMEOUT", errorId);
   // The compatibility layer would end the request normally when its stream closes, handing a
   // truncated body to the handler: fail its body read instead. (A handler that is not reading
   // has no "error" listener: the no-op keeps that from throwing.)

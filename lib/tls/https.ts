@@ -1,6 +1,8 @@
 // `https(tls)`: the listener for HTTPS (HTTP/1.1 over TLS) on node:https, with the kernel's
 // limits, client-error answers and drain exactly as its plain node:http server has them, and
-// WebSocket upgrades when the app has WebSocket routes.
+// WebSocket upgrades when the app has WebSocket routes. The TLS handshake gets `headersTimeout`
+// (Node's own handshakeTimeout is 120 s): a connection that never sends its ClientHello is the
+// TLS form of one that never sends its headers.
 import type { ServerOptions } from "node:http";
 import { applyServerLimits, serverConstructionOptions, type Listener } from "../plugin.js";
 import { resolveTlsOptions, type TlsOptions } from "./tls-options.js";
@@ -16,7 +18,7 @@ export function https(tls: TlsOptions): Listener {
     scheme: "https",
     async create(b) {
       const { createServer } = await import("node:https");
-      const server = createServer({ ...secure, ...serverConstructionOptions(b.limits), ...(b.serverOptions as ServerOptions) }, b.handler);
+      const server = createServer({ ...secure, handshakeTimeout: b.limits.headersTimeout, ...serverConstructionOptions(b.limits), ...(b.serverOptions as ServerOptions) }, b.handler);
       applyServerLimits(server, b.limits);
       if (b.upgradeListener !== null) server.on("upgrade", b.upgradeListener);
       return { server };

@@ -106,3 +106,36 @@ describe("sample: GET /api/v1/events", () => {
     assert.deepEqual(s.events.filter((e) => e.event === "tick").map((e) => e.id), ["1", "2"]);
   });
 });
+
+describe("sample: GET /api/v1/events caps its subscribers", () => {
+  let server: ListeningServer;
+  before(async () => {
+    const jobs = createSampleJobQueue({ logger: captureLogger(100) });
+    server = await createSampleApp({ logger: captureLogger(100), env: "development", jobs, eventsMaxSubscribers: 2 }).listen({ port: 0 });
+  });
+  after(() => server.close());
+
+  it("answers the uniform 503 with Retry-After past the cap, and serves again once a subscriber left", async () => {
+    const a = await openEvents(server.url + "/api/v1/events");
+    const b = await openEvents(server.url + "/api/v1/events");
+    assert.equal(a.res.statusCode, 200);
+    assert.equal(b.res.statusCode, 200);
+    // ?max=1: were it served, it would end after a tick instead of hanging the test.
+    const refused = await send(server.url + "/api/v1/events?max=1");
+    assert.equal(refused.status, 503);
+    assert.match(String(refused.headers["retry-after"]), /^[1-9]\d*$/);
+    assert.equal(refused.headers["content-type"], "application/json");
+    assert.equal((JSON.parse(refused.body) as { error: { type: string } }).error.type, "service_unavailable");
+    // A stream ends when its client leaves; the slot is free once the server saw it go.
+    a.close();
+    const deadline = Date.now() + BOUND_MS;
+    let again = await send(server.url + "/api/v1/events?max=1");
+    while (again.status === 503 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      again = await send(server.url + "/api/v1/events?max=1");
+    }
+    assert.equal(again.status, 200);
+    assert.match(again.body, /event: tick/);
+    b.close();
+  });
+});
