@@ -9,6 +9,7 @@ import { connect as netConnect } from "node:net";
 import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders } from "node:http2";
 import { after, before, describe, it } from "node:test";
 import { silentLogger } from "../../lib/index.js";
+import { selfSignedCertificate } from "../support/test-certificate.js";
 import { encode, grpcServer, loadProtoSource, type DecodedMessage, type GrpcCall, type GrpcListeningServer } from "../../lib/grpc/index.js";
 
 const SOURCE = `
@@ -290,4 +291,77 @@ describe("grpc server concurrent streams per connection", { timeout: 30_000 }, (
       }
     });
   }
+});
+
+describe("grpc server metadata size and TLS handshake", { timeout: 30_000 }, () => {
+  it("advertises maxMetadataSize (16 KiB by default) and ends a call whose metadata is over it with RESOURCE_EXHAUSTED, on a fresh connection too", async () => {
+    let calls = 0;
+    const listening = await grpcServer({ logger: silentLogger })
+      .addService(service, {
+        Get(request: DecodedMessage) {
+          calls++;
+          return { value: Number(request["value"]) };
+        },
+      })
+      .listen({ port: 0 });
+    // node:http2 enforces the advertised size only after the client acknowledged it: the first
+    // request of a fresh connection is the one Node would let through.
+    const call = async (metadata: string): Promise<IncomingHttpHeaders> => {
+      const session = connect(listening.url);
+      try {
+        const req = session.request({ ":method": "POST", ":path": "/bounds.v1.Bounds/Get", "content-type": "application/grpc", te: "trailers", "x-pad": metadata });
+        const result = ended(req);
+        req.end(frame(encode(Num, { value: 3 })));
+        const settings = new Promise<number | undefined>((resolve) => session.once("remoteSettings", (s) => resolve(s.maxHeaderListSize)));
+        const status = (await result).status;
+        assert.equal(await settings, 16 * 1024);
+        return status;
+      } finally {
+        session.close();
+      }
+    };
+    try {
+      // The header list: 5 request headers + x-pad, each name + value + 32.
+      const fixed = [":method", "POST", ":path", "/bounds.v1.Bounds/Get", "content-type", "application/grpc", "te", "trailers", ":scheme", "http", ":authority", `127.0.0.1:${listening.port}`, "x-pad"].join("").length + 7 * 32;
+      assert.equal((await call("a".repeat(16 * 1024 - fixed)))["grpc-status"], "0", "exactly at the limit");
+      const over = await call("a".repeat(16 * 1024 - fixed + 1));
+      assert.equal(over["grpc-status"], "8");
+      assert.match(String(over["grpc-message"]), /metadata larger than the limit of 16384 bytes/);
+      assert.equal((await call("a".repeat(20_000)))["grpc-status"], "8");
+      assert.equal(calls, 1, "the handler ran only for the call within the limit");
+    } finally {
+      await listening.close();
+    }
+  });
+
+  it("refuses maxMetadataSize under 1 KiB and a handshakeTimeout under 1 ms", () => {
+    for (const bad of [0, 1023, 1.5, 2 ** 32]) assert.throws(() => grpcServer({ maxMetadataSize: bad }), RangeError, String(bad));
+    for (const bad of [0, -1, Number.NaN]) assert.throws(() => grpcServer({ handshakeTimeout: bad }), RangeError, String(bad));
+  });
+
+  it("closes a TLS connection that never finishes its handshake after handshakeTimeout (Node's own default is 120 s)", async (t) => {
+    let pem: { key: string; cert: string };
+    try {
+      pem = selfSignedCertificate();
+    } catch {
+      return t.skip("openssl is not installed");
+    }
+    const listening = await grpcServer({ logger: silentLogger, handshakeTimeout: 300 }).addService(service, {}).listen({ port: 0, tls: pem });
+    try {
+      // Silent sockets, and one that sends a few bytes of a ClientHello and stops.
+      const closed = Array.from({ length: 5 }, (_, i) =>
+        new Promise<void>((resolve) => {
+          const socket = netConnect(listening.port, "127.0.0.1", () => {
+            if (i === 0) socket.write(Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01]));
+          });
+          socket.on("error", () => {});
+          socket.on("close", () => resolve());
+          socket.resume();
+        }),
+      );
+      await Promise.all(closed);
+    } finally {
+      await listening.close();
+    }
+  });
 });

@@ -6,7 +6,7 @@ export { GrpcStatus, grpcStatusName, type GrpcStatusCode } from "./status.js";
 export { grpcCodeForHttpStatus } from "./error-mapping.js";
 export { parseGrpcTimeout } from "./timeout.js";
 export {
-  DEFAULT_GRPC_MAX_CONCURRENT_STREAMS, DEFAULT_MAX_RECEIVE_MESSAGE_LENGTH, DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  DEFAULT_GRPC_HANDSHAKE_TIMEOUT_MS, DEFAULT_GRPC_MAX_CONCURRENT_STREAMS, DEFAULT_GRPC_MAX_METADATA_SIZE, DEFAULT_MAX_RECEIVE_MESSAGE_LENGTH, DEFAULT_SHUTDOWN_TIMEOUT_MS,
   type GrpcListenOptions, type GrpcListeningServer, type GrpcServerOptions,
 } from "./options.js";
 export type { IncomingMetadata, OutgoingMetadata } from "./metadata.js";

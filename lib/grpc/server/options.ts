@@ -6,6 +6,10 @@ export const DEFAULT_MAX_RECEIVE_MESSAGE_LENGTH = 4 * 1024 * 1024;
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 /** Concurrent calls per connection, advertised in SETTINGS: keel's HTTP/2 listener's figure. */
 export const DEFAULT_GRPC_MAX_CONCURRENT_STREAMS = DEFAULT_MAX_CONCURRENT_STREAMS;
+/** Request metadata (the HTTP/2 header list): the figure of keel's HTTP header limit (maxHeaderSize). */
+export const DEFAULT_GRPC_MAX_METADATA_SIZE = 16 * 1024;
+/** A TLS handshake must finish within keel's headersTimeout default (Node's own is 120 s). */
+export const DEFAULT_GRPC_HANDSHAKE_TIMEOUT_MS = 10_000;
 
 export interface GrpcServerOptions {
   /** Where handler failures are logged (with their error_id). Default: JSON lines at warn and above. */
@@ -20,6 +24,15 @@ export interface GrpcServerOptions {
    * refused with RST_STREAM REFUSED_STREAM, which clients retry.
    */
   maxConcurrentStreams?: number;
+  /**
+   * Largest request metadata in bytes, counted as an HTTP/2 header list (RFC 9113 §6.5.2: name +
+   * value + 32 per entry, pseudo-headers included; default 16 KiB, keel's HTTP header limit;
+   * grpc-js: `grpc.max_metadata_size`). Advertised as SETTINGS_MAX_HEADER_LIST_SIZE; a call over
+   * it ends at once with RESOURCE_EXHAUSTED and its handler never runs.
+   */
+  maxMetadataSize?: number;
+  /** A TLS handshake that has not finished after this many ms closes the connection (default 10 s). */
+  handshakeTimeout?: number;
   /** How long close() lets in-flight calls finish before cancelling them, in ms (default 10 s). */
   shutdownTimeout?: number;
   /**

@@ -13,7 +13,7 @@ import { ACCEPTED_ENCODINGS, isSupportedEncoding } from "./decompress.js";
 import type { MethodHandler, ServiceImplementation } from "./handlers.js";
 import { encodeGrpcMessage } from "./metadata.js";
 import {
-  DEFAULT_GRPC_MAX_CONCURRENT_STREAMS, DEFAULT_MAX_RECEIVE_MESSAGE_LENGTH, DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  DEFAULT_GRPC_HANDSHAKE_TIMEOUT_MS, DEFAULT_GRPC_MAX_CONCURRENT_STREAMS, DEFAULT_GRPC_MAX_METADATA_SIZE, DEFAULT_MAX_RECEIVE_MESSAGE_LENGTH, DEFAULT_SHUTDOWN_TIMEOUT_MS,
   type GrpcListenOptions, type GrpcListeningServer, type GrpcServerOptions,
 } from "./options.js";
 import { runCall, type ActiveCall, type CallSettings } from "./run-call.js";
@@ -44,6 +44,8 @@ export class GrpcServer {
   readonly #settings: CallSettings;
   readonly #shutdownTimeout: number;
   readonly #maxConcurrentStreams: number;
+  readonly #maxMetadataSize: number;
+  readonly #handshakeTimeout: number;
   #server: Http2Server | Http2SecureServer | undefined;
   #closing: Promise<void> | undefined;
 
@@ -56,6 +58,12 @@ export class GrpcServer {
     const streams = options.maxConcurrentStreams ?? DEFAULT_GRPC_MAX_CONCURRENT_STREAMS;
     if (!Number.isInteger(streams) || streams < 1 || streams > 0xffff_ffff) throw new RangeError("grpcServer: maxConcurrentStreams must be an integer from 1 to 2^32-1");
     this.#maxConcurrentStreams = streams;
+    const metadata = options.maxMetadataSize ?? DEFAULT_GRPC_MAX_METADATA_SIZE;
+    if (!Number.isInteger(metadata) || metadata < 1024 || metadata > 0xffff_ffff) throw new RangeError("grpcServer: maxMetadataSize must be an integer from 1024 to 2^32-1");
+    this.#maxMetadataSize = metadata;
+    const handshake = options.handshakeTimeout ?? DEFAULT_GRPC_HANDSHAKE_TIMEOUT_MS;
+    if (!Number.isFinite(handshake) || handshake < 1) throw new RangeError("grpcServer: handshakeTimeout must be a number of ms >= 1");
+    this.#handshakeTimeout = handshake;
     this.#settings = {
       maxReceiveMessageLength: max,
       production: isProductionEnv(options.env ?? process.env["KEEL_ENV"]),
@@ -107,11 +115,16 @@ export class GrpcServer {
     // Loaded here so an app that never serves gRPC never loads node:http2.
     const http2 = await import("node:http2");
     // Node's default is 2^32-1 concurrent streams per connection: one client could open thousands of calls.
-    const settings = { maxConcurrentStreams: this.#maxConcurrentStreams };
-    const server = options.tls === undefined ? http2.createServer({ settings }) : http2.createSecureServer({ ...resolveTlsOptions(options.tls), settings });
+    // node:http2 enforces the advertised header list size only once the client has acknowledged
+    // our SETTINGS, so the first calls of a connection are measured in #onStream too.
+    const settings = { maxConcurrentStreams: this.#maxConcurrentStreams, maxHeaderListSize: this.#maxMetadataSize };
+    const server =
+      options.tls === undefined
+        ? http2.createServer({ settings })
+        : http2.createSecureServer({ ...resolveTlsOptions(options.tls), settings, handshakeTimeout: this.#handshakeTimeout });
     this.#server = server;
     server.on("session", (session: Http2Session) => this.#trackSession(session));
-    server.on("stream", (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => this.#onStream(stream, headers));
+    server.on("stream", (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders: string[]) => this.#onStream(stream, headers, rawHeaders));
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(options.port, host, () => {
@@ -166,8 +179,14 @@ export class GrpcServer {
     if (this.#closing !== undefined) session.close();
   }
 
-  #onStream(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): void {
+  #onStream(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, rawHeaders: string[]): void {
     stream.on("error", () => {});
+    if (headerListSize(rawHeaders) > this.#maxMetadataSize) {
+      trailersOnly(stream, GrpcStatus.RESOURCE_EXHAUSTED, `Request metadata larger than the limit of ${this.#maxMetadataSize} bytes`);
+      // The request may still be sending its messages: stop it (the status above is already out).
+      if (!stream.endAfterHeaders) stream.close(0 /* NGHTTP2_NO_ERROR */);
+      return;
+    }
     if (headers[":method"] !== "POST") {
       stream.respond({ ":status": 405, allow: "POST" }, { endStream: true });
       return;
@@ -231,6 +250,13 @@ function isGrpcContentType(value: string | undefined): boolean {
   if (value === undefined) return false;
   const type = value.split(";", 1)[0]!.trim().toLowerCase();
   return type === "application/grpc" || type === "application/grpc+proto";
+}
+
+/** The header list size of RFC 9113 §6.5.2 (name + value + 32 per entry), as node:http2 counts it. */
+function headerListSize(raw: string[]): number {
+  let size = 0;
+  for (let i = 0; i < raw.length; i++) size += raw[i]!.length;
+  return size + (raw.length >> 1) * 32;
 }
 
 function trailersOnly(stream: ServerHttp2Stream, code: GrpcStatusCode, message: string): void {
