@@ -63,6 +63,8 @@ export interface SampleAppOptions {
   reportDelayMs?: number;
   /** Event streams open at once (KEEL_EVENTS_MAX_SUBSCRIBERS, default 1000); more get 503 + Retry-After. */
   eventsMaxSubscribers?: number;
+  /** Event streams open at once from one client address (default 16). */
+  eventsMaxPerClient?: number;
 }
 
 /**
@@ -162,7 +164,7 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
 
   app.routes(sampleRoutes(users, jobs, secret, shared));
   app.routes(homePage(users));
-  app.routes(eventRoutes(jobs, defined({ maxSubscribers: options.eventsMaxSubscribers })));
+  app.routes(eventRoutes(jobs, defined({ maxSubscribers: options.eventsMaxSubscribers, maxPerClient: options.eventsMaxPerClient })));
   app.routes(realtimeRoutes(secret, sampleChatRooms(metricsRegistry)));
   if (options.grpc !== undefined) registerSampleGrpc(app, users, options.grpc, logger);
   app.register(websockets({ heartbeat: { intervalMs: 30_000, timeoutMs: 10_000 }, ...(options.corsOrigins === undefined ? {} : { origins: [...options.corsOrigins] }) }));

@@ -18,9 +18,9 @@ interface Event {
 }
 
 /** Open the stream and parse events as they come. */
-function openEvents(url: string, headers: Record<string, string> = {}): Promise<{ res: IncomingMessage; events: Event[]; next: (pred: (e: Event) => boolean) => Promise<Event>; close: () => void }> {
+function openEvents(url: string, headers: Record<string, string> = {}, localAddress?: string): Promise<{ res: IncomingMessage; events: Event[]; next: (pred: (e: Event) => boolean) => Promise<Event>; close: () => void }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { headers }, (res) => {
+    const req = httpRequest(url, { headers, ...(localAddress === undefined ? {} : { localAddress }) }, (res) => {
       const events: Event[] = [];
       const waiting: Array<{ pred: (e: Event) => boolean; resolve: (e: Event) => void }> = [];
       let buffer = "";
@@ -136,6 +136,31 @@ describe("sample: GET /api/v1/events caps its subscribers", () => {
     }
     assert.equal(again.status, 200);
     assert.match(again.body, /event: tick/);
+    b.close();
+  });
+});
+
+describe("sample: GET /api/v1/events caps the streams of one client address", () => {
+  let server: ListeningServer;
+  before(async () => {
+    const jobs = createSampleJobQueue({ logger: captureLogger(100) });
+    server = await createSampleApp({ logger: captureLogger(100), env: "development", jobs, eventsMaxSubscribers: 10, eventsMaxPerClient: 2 }).listen({ port: 0 });
+  });
+  after(() => server.close());
+
+  it("refuses a third stream from one address with 503 while another address is still served", async () => {
+    const a = await openEvents(server.url + "/api/v1/events", {}, "127.0.0.1");
+    const b = await openEvents(server.url + "/api/v1/events", {}, "127.0.0.1");
+    assert.equal(a.res.statusCode, 200);
+    assert.equal(b.res.statusCode, 200);
+    const third = await openEvents(server.url + "/api/v1/events?max=1", {}, "127.0.0.1");
+    assert.equal(third.res.statusCode, 503);
+    assert.match(String(third.res.headers["retry-after"]), /^[1-9]\d*$/);
+    third.close();
+    const other = await openEvents(server.url + "/api/v1/events?max=1", {}, "127.0.0.2");
+    assert.equal(other.res.statusCode, 200);
+    other.close();
+    a.close();
     b.close();
   });
 });

@@ -25,10 +25,10 @@ const JOBS_PER_ADDRESS = 20;
 const HEAP_BOUND_MiB = 80;
 const RSS_BOUND_MiB = 128;
 
-/** Open the event stream on a raw socket, wait for the response head, then never read again. */
-function nonReadingSubscriber(port: number): Promise<Socket> {
+/** Open the event stream on a raw socket from `localAddress`, wait for the response head, then never read again. */
+function nonReadingSubscriber(port: number, localAddress: string): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ port, host: "127.0.0.1" });
+    const socket = connect({ port, host: "127.0.0.1", localAddress });
     socket.once("error", reject);
     socket.once("connect", () => socket.write("GET /api/v1/events HTTP/1.1\r\nhost: flood\r\n\r\n"));
     socket.once("data", (head: Buffer) => {
@@ -111,7 +111,7 @@ test("SSE: non-reading subscribers while thousands of jobs publish events: heap 
   try {
     assert.equal(await target.get("/health"), 200);
     const quiet = await target.memory();
-    for (let i = 0; i < SUBSCRIBERS; i++) sockets.push(await nonReadingSubscriber(target.port));
+    for (let i = 0; i < SUBSCRIBERS; i++) sockets.push(await nonReadingSubscriber(target.port, `127.0.50.${i + 1}`)); // each its own address: the per-client cap (16) is not what bounds this
     target.watch(100);
 
     const ids = await enqueueJobs(target);
