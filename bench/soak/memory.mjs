@@ -1,0 +1,58 @@
+// The service's memory over the soak, from the sampler's one-a-second lines: growth after the
+// warm-up for RSS (last sample minus the first after warm-up, and a least-squares slope) and for
+// the V8 heap. heapUsed saw-tooths with every collection, so its growth is measured between
+// floors: the lowest heapUsed in the first and in the last HEAP_WINDOW of the samples after
+// warm-up (what survived a collection then and now), which garbage between collections does not
+// move.
+const MiB = (n) => n / 1048576;
+const HEAP_WINDOW = 0.25;
+const round = (n) => +n.toFixed(1);
+
+export function slopePerMinute(points, key) {
+  const n = points.length;
+  if (n < 2) return 0;
+  const mx = points.reduce((a, p) => a + p.t, 0) / n;
+  const my = points.reduce((a, p) => a + MiB(p[key]), 0) / n;
+  let num = 0;
+  let den = 0;
+  for (const p of points) {
+    num += (p.t - mx) * (MiB(p[key]) - my);
+    den += (p.t - mx) ** 2;
+  }
+  return den === 0 ? 0 : (num / den) * 60;
+}
+
+export function percentile(arr, p) {
+  if (arr.length === 0) return 0;
+  const sorted = [...arr].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** Memory figures of `samples` (sorted by t) for a run of `duration` s with `warmup` s of warm-up. */
+export function memoryReport(samples, warmup, duration) {
+  const after = samples.filter((s) => s.t >= warmup && s.t <= duration);
+  const first = samples[0];
+  const atWarmup = after[0];
+  const last = after[after.length - 1];
+  const window = Math.max(3, Math.floor(after.length * HEAP_WINDOW));
+  const floor = (points) => Math.min(...points.map((s) => s.heapUsed));
+  const heapFloorStart = floor(after.slice(0, window));
+  const heapFloorEnd = floor(after.slice(-window));
+  return {
+    rss_mib: { start: round(MiB(first.rss)), after_warmup: round(MiB(atWarmup.rss)), end: round(MiB(last.rss)), max: round(MiB(Math.max(...samples.map((s) => s.rss)))) },
+    heap_used_mib: { after_warmup: round(MiB(atWarmup.heapUsed)), end: round(MiB(last.heapUsed)), floor_after_warmup: round(MiB(heapFloorStart)), floor_end: round(MiB(heapFloorEnd)), max: round(MiB(Math.max(...samples.map((s) => s.heapUsed)))) },
+    // One sample a minute: where the memory is (rss, V8 heap reserved/used, external).
+    by_minute: samples.filter((s, i) => i === 0 || Math.floor(s.t / 60) !== Math.floor(samples[i - 1].t / 60)).map((s) => ({
+      t: Math.round(s.t),
+      rss: round(MiB(s.rss)),
+      heapTotal: round(MiB(s.heapTotal)),
+      heapUsed: round(MiB(s.heapUsed)),
+      external: round(MiB(s.external)),
+    })),
+    rss_growth_after_warmup_mib: round(MiB(last.rss - atWarmup.rss)),
+    heap_growth_after_warmup_mib: round(MiB(heapFloorEnd - heapFloorStart)),
+    rss_slope_mib_per_min: +slopePerMinute(after, "rss").toFixed(2),
+    heap_used_slope_mib_per_min: +slopePerMinute(after, "heapUsed").toFixed(2),
+    event_loop_delay_p99_ms: { median_second: round(percentile(after.map((s) => s.eldP99Ms), 50)), worst_second: round(Math.max(...after.map((s) => s.eldP99Ms))) },
+  };
+}
