@@ -1,11 +1,15 @@
-// The service's memory over the soak, from the sampler's one-a-second lines: growth after the
-// warm-up for RSS (last sample minus the first after warm-up, and a least-squares slope) and for
-// the V8 heap. heapUsed saw-tooths with every collection, so its growth is measured between
-// floors: the lowest heapUsed in the first and in the last HEAP_WINDOW of the samples after
-// warm-up (what survived a collection then and now), which garbage between collections does not
-// move.
+// The service's memory over the soak, from the sampler's one-a-second lines, judged after the
+// warm-up in two parts that together make up RSS, each compared between the first and the last
+// WINDOW of the samples after warm-up:
+// - the V8 heap by its floor: heapUsed saw-tooths with every collection, so the lowest heapUsed
+//   of each window (what survived a collection then and now) is compared;
+// - RSS outside the V8 heap (rss - heapTotal: buffers, sockets, native allocations) by its
+//   median. Raw RSS is no measure on its own: V8 grows its heap reservation (heapTotal) between
+//   major collections and gives it back after them, a saw-tooth of 30 MiB and more with a period
+//   of one to two minutes under the full mix, so one sample against another says mostly where in
+//   the tooth each fell. Raw RSS growth and slopes are reported beside them.
 const MiB = (n) => n / 1048576;
-const HEAP_WINDOW = 0.25;
+const WINDOW = 0.25;
 const round = (n) => +n.toFixed(1);
 
 export function slopePerMinute(points, key) {
@@ -34,12 +38,16 @@ export function memoryReport(samples, warmup, duration) {
   const first = samples[0];
   const atWarmup = after[0];
   const last = after[after.length - 1];
-  const window = Math.max(3, Math.floor(after.length * HEAP_WINDOW));
+  const window = Math.max(3, Math.floor(after.length * WINDOW));
   const floor = (points) => Math.min(...points.map((s) => s.heapUsed));
   const heapFloorStart = floor(after.slice(0, window));
   const heapFloorEnd = floor(after.slice(-window));
+  const outside = (points) => percentile(points.map((s) => s.rss - s.heapTotal), 50);
+  const outsideStart = outside(after.slice(0, window));
+  const outsideEnd = outside(after.slice(-window));
   return {
     rss_mib: { start: round(MiB(first.rss)), after_warmup: round(MiB(atWarmup.rss)), end: round(MiB(last.rss)), max: round(MiB(Math.max(...samples.map((s) => s.rss)))) },
+    rss_outside_heap_mib: { after_warmup: round(MiB(outsideStart)), end: round(MiB(outsideEnd)) },
     heap_used_mib: { after_warmup: round(MiB(atWarmup.heapUsed)), end: round(MiB(last.heapUsed)), floor_after_warmup: round(MiB(heapFloorStart)), floor_end: round(MiB(heapFloorEnd)), max: round(MiB(Math.max(...samples.map((s) => s.heapUsed)))) },
     // One sample a minute: where the memory is (rss, V8 heap reserved/used, external).
     by_minute: samples.filter((s, i) => i === 0 || Math.floor(s.t / 60) !== Math.floor(samples[i - 1].t / 60)).map((s) => ({
@@ -50,6 +58,7 @@ export function memoryReport(samples, warmup, duration) {
       external: round(MiB(s.external)),
     })),
     rss_growth_after_warmup_mib: round(MiB(last.rss - atWarmup.rss)),
+    rss_outside_heap_growth_mib: round(MiB(outsideEnd - outsideStart)),
     heap_growth_after_warmup_mib: round(MiB(heapFloorEnd - heapFloorStart)),
     rss_slope_mib_per_min: +slopePerMinute(after, "rss").toFixed(2),
     heap_used_slope_mib_per_min: +slopePerMinute(after, "heapUsed").toFixed(2),

@@ -17,17 +17,18 @@
 //   and the non-reading peers (off with --no-hostile), each replaced every --recycle s:
 //   ws_echo_nonreading   2 echo clients sending 16 KiB frames at --hostile-kib KiB/s (waiting for
 //                        their own socket's 'drain') and never reading
-//   ws_chat_nonreading   1 member sending 4 KiB messages 32 times a second, never reading
+//   ws_chat_nonreading   1 member sending 16 KB messages 32 times a second, never reading
 //   sse_nonreading       4 subscribers that take the 200 and never read the stream
 //   grpc_nonreading      2 ListUsers streams on connections with a 1 KiB stream window, never read
 //
 // A reader's error, wrong echo or broadcast, gap, wrong SHA-256, unexpected gRPC status, close it
 // did not start, or an HTTP 5xx is unexpected and fails the run. What the server does to the
 // non-readers (closes them, drops for them) is policy: counted and printed, not failed. The run
-// also fails when RSS grows more than --max-growth MiB after --warmup seconds (default 120: V8
-// settles its heap reservation in about two minutes under this load), when the heap's floor (the
-// lowest heapUsed in the first and last quarter after warm-up) grows more than --max-heap-growth
-// MiB, when the service dies or its RSS passes --max-rss MiB (the soak stops there), or when it
+// also fails when, after --warmup seconds (default 120), RSS outside the V8 heap (rss - heapTotal,
+// the median of the first quarter after warm-up against that of the last) grows more than
+// --max-growth MiB, or the heap's floor (the lowest heapUsed of each of those quarters) more than
+// --max-heap-growth MiB (memory.mjs: raw RSS saw-tooths by tens of MiB as V8 grows and returns
+// its heap reservation, so it is reported, not judged); when the service dies or its RSS passes --max-rss MiB (the soak stops there), or when it
 // does not exit 0 on SIGTERM. The soak process's own memory is bounded: rates are paced, requests
 // in flight capped, latencies a fixed-size sample, and non-readers never buffer more than their
 // socket's high-water mark.
@@ -39,11 +40,14 @@
 //
 // Other flags: --gc (a full collection before each sample: is a slope live memory or garbage?),
 // --no-build (use dist/ as it is), --upload-rate N (4), --grpc-rate N (20), --recycle S (30),
-// --hostile-kib N (1024; 0: as fast as the socket takes), --max-heap-growth MiB (10),
+// --hostile-kib N (1024; 0: as fast as the socket takes), --hostile LIST (which non-readers:
+// ws_echo,ws_chat,sse,grpc, all by default), --samples FILE (keep the sampler's JSON lines),
+// --max-heap-growth MiB (10),
 // --max-rss MiB (1536).
 import { spawnSync } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { setMaxListeners } from "node:events";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -62,12 +66,14 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const FLAGS = ["no-build", "gc", "no-hostile", "http-only"];
 const opts = {
   duration: 600, warmup: 120, rate: 500, "max-growth": 20, "max-heap-growth": 10, "max-rss": 1536,
-  "upload-rate": 4, "grpc-rate": 20, recycle: 30, "hostile-kib": 1024,
+  "upload-rate": 4, "grpc-rate": 20, recycle: 30, "hostile-kib": 1024, hostile: "ws_echo,ws_chat,sse,grpc", samples: "",
   ...Object.fromEntries(FLAGS.map((f) => [f, false])),
 };
+const HOSTILE_KINDS = ["ws_echo", "ws_chat", "sse", "grpc"];
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i].replace(/^--/, "");
   if (FLAGS.includes(a)) opts[a] = true;
+  else if ((a === "hostile" || a === "samples") && i + 1 < process.argv.length) opts[a] = process.argv[++i];
   else if (a in opts && Number.isFinite(Number(process.argv[i + 1]))) opts[a] = Number(process.argv[++i]);
   else {
     console.error(`unknown option or missing number: --${a}`);
@@ -78,7 +84,14 @@ if (!(opts.warmup < opts.duration)) {
   console.error("--warmup must be shorter than --duration");
   process.exit(2);
 }
-const hostile = !opts["no-hostile"] && !opts["http-only"];
+const hostileKinds = new Set(opts["no-hostile"] || opts["http-only"] ? [] : opts.hostile.split(",").filter(Boolean));
+for (const k of hostileKinds) {
+  if (!HOSTILE_KINDS.includes(k)) {
+    console.error(`--hostile takes a list of ${HOSTILE_KINDS.join(", ")}; not ${k}`);
+    process.exit(2);
+  }
+}
+const hostile = hostileKinds.size > 0;
 
 // --- the service --------------------------------------------------------------------------------
 if (!opts["no-build"] || !existsSync(join(root, "dist/server.js"))) {
@@ -101,21 +114,22 @@ const kinds = {};
 const tally = (kind) => (kinds[kind] = new Tally(kind));
 const stop = new AbortController();
 const signal = stop.signal;
+setMaxListeners(100, signal); // every waiting client listens for the end
 const recycleMs = opts.recycle * 1000;
 const net = (third) => (i) => `127.0.${third}.${1 + i}`;
 const http = tally("http");
 const loads = [runHttpMix({ port, signal, rate: opts.rate, token, tally: http })];
 if (!opts["http-only"]) {
-  const n = (count) => (hostile ? count : 0);
+  const n = (kind, count) => (hostileKinds.has(kind) ? count : 0);
   loads.push(
-    startWsEcho({ port, signal, readers: 4, hostile: n(2), recycleMs, hostileKiBps: opts["hostile-kib"], tally: tally("ws_echo"), hostileTally: tally("ws_echo_nonreading"), address: net(3) }),
-    startWsChat({ port, signal, token, readers: 3, hostile: n(1), recycleMs, tally: tally("ws_chat"), hostileTally: tally("ws_chat_nonreading"), address: net(4) }),
-    startSse({ port, signal, readers: 3, hostile: n(4), recycleMs, tally: tally("sse"), hostileTally: tally("sse_nonreading"), address: net(5) }),
+    startWsEcho({ port, signal, readers: 4, hostile: n("ws_echo", 2), recycleMs, hostileKiBps: opts["hostile-kib"], tally: tally("ws_echo"), hostileTally: tally("ws_echo_nonreading"), address: net(3) }),
+    startWsChat({ port, signal, token, readers: 3, hostile: n("ws_chat", 1), recycleMs, tally: tally("ws_chat"), hostileTally: tally("ws_chat_nonreading"), address: net(4) }),
+    startSse({ port, signal, readers: 3, hostile: n("sse", 4), recycleMs, tally: tally("sse"), hostileTally: tally("sse_nonreading"), address: net(5) }),
     runUploads({ port, signal, rate: opts["upload-rate"], tally: tally("uploads"), address: net(2) }),
-    startGrpc({ url: grpcUrl, signal, rate: opts["grpc-rate"], hostile: n(2), recycleMs, tally: tally("grpc"), hostileTally: tally("grpc_nonreading") }),
+    startGrpc({ url: grpcUrl, signal, rate: opts["grpc-rate"], hostile: n("grpc", 2), recycleMs, tally: tally("grpc"), hostileTally: tally("grpc_nonreading") }),
   );
 }
-const mix = opts["http-only"] ? "HTTP only" : hostile ? "HTTP, WebSocket, SSE, uploads, gRPC and non-reading peers" : "HTTP, WebSocket, SSE, uploads and gRPC (no non-reading peers)";
+const mix = opts["http-only"] ? "HTTP only" : hostile ? `HTTP, WebSocket, SSE, uploads, gRPC and non-reading peers (${[...hostileKinds].join(", ")})` : "HTTP, WebSocket, SSE, uploads and gRPC (no non-reading peers)";
 console.log(`soak: ${opts.duration} s of ${mix} at ${opts.rate} req/s against dist/server.js (production, port ${port}, gRPC ${grpcUrl}); warm-up ${opts.warmup} s`);
 
 const problems = [];
@@ -143,10 +157,11 @@ const exitCode = await service.stop();
 
 // --- the report ---------------------------------------------------------------------------------
 const samples = existsSync(samplesFile) ? readFileSync(samplesFile, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+if (opts.samples !== "" && existsSync(samplesFile)) copyFileSync(samplesFile, opts.samples);
 rmSync(work, { recursive: true, force: true });
 const memory = samples.filter((s) => s.t >= opts.warmup).length >= 2 ? memoryReport(samples, opts.warmup, Math.min(opts.duration, ranFor)) : undefined;
 const MiB = (n) => +(n / 1048576).toFixed(1);
-if (!hostile) for (const kind of Object.keys(kinds)) if (kind.endsWith("_nonreading")) delete kinds[kind];
+for (const kind of Object.keys(kinds)) if (kind.endsWith("_nonreading") && !hostileKinds.has(kind.replace(/_nonreading$/, ""))) delete kinds[kind];
 const report = Object.fromEntries(Object.entries(kinds).map(([k, t]) => [k, t.report()]));
 for (const r of Object.values(report)) if (r.bytes_sent !== undefined) r.bytes_sent = `${MiB(r.bytes_sent)} MiB`;
 const summary = {
@@ -168,7 +183,7 @@ const summary = {
 console.log(JSON.stringify(summary, null, 2));
 if (memory === undefined) problems.push("too few samples after warm-up to judge memory");
 else {
-  if (memory.rss_growth_after_warmup_mib > opts["max-growth"]) problems.push(`RSS grew ${memory.rss_growth_after_warmup_mib} MiB after warm-up (limit ${opts["max-growth"]})`);
+  if (memory.rss_outside_heap_growth_mib > opts["max-growth"]) problems.push(`RSS outside the V8 heap grew ${memory.rss_outside_heap_growth_mib} MiB after warm-up (limit ${opts["max-growth"]}; raw RSS ${memory.rss_mib.after_warmup} -> ${memory.rss_mib.end} MiB)`);
   if (memory.heap_growth_after_warmup_mib > opts["max-heap-growth"]) problems.push(`the heap's floor grew ${memory.heap_growth_after_warmup_mib} MiB after warm-up (limit ${opts["max-heap-growth"]})`);
 }
 for (const [kind, t] of Object.entries(kinds)) if (t.unexpected > 0) problems.push(`${kind}: ${t.unexpected} unexpected: ${t.samples.join("; ")}`);
@@ -177,4 +192,4 @@ if (problems.length > 0) {
   console.error("soak failed:\n- " + problems.join("\n- "));
   process.exit(1);
 }
-console.log(`soak ok: RSS ${summary.rss_mib.after_warmup} -> ${summary.rss_mib.end} MiB after warm-up (${summary.rss_slope_mib_per_min} MiB/min), heap floor ${summary.heap_used_mib.floor_after_warmup} -> ${summary.heap_used_mib.floor_end} MiB, event-loop p99 ${summary.event_loop_delay_p99_ms.median_second} ms`);
+console.log(`soak ok: RSS ${summary.rss_mib.after_warmup} -> ${summary.rss_mib.end} MiB after warm-up (${summary.rss_slope_mib_per_min} MiB/min; outside the V8 heap ${summary.rss_outside_heap_mib.after_warmup} -> ${summary.rss_outside_heap_mib.end} MiB), heap floor ${summary.heap_used_mib.floor_after_warmup} -> ${summary.heap_used_mib.floor_end} MiB, event-loop p99 ${summary.event_loop_delay_p99_ms.median_second} ms`);

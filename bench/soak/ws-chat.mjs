@@ -2,8 +2,9 @@
 // the `bearer.<token>` subprotocol beside `chat`, odd ones in the Authorization header). Each
 // reader says `<tag>:<seq>:<padding>` every SAY_MS and reads every broadcast: each must be
 // `{"from":"soak","text":...}`, each sender's messages must come in order without gaps, and its
-// own must all come back. The non-reading member (hostile) keeps the room busy (4 KiB messages,
-// HOSTILE_PER_S a second, waiting for 'drain' when its socket is full) and never reads; it is
+// own must all come back. The non-reading member (hostile) keeps the room busy (16 KB messages,
+// HOSTILE_PER_S a second: about 0.5 MB/s to every member, more than the kernel's socket buffers
+// absorb in a --recycle period; it waits for 'drain' when its own socket is full) and never reads; it is
 // dropped and replaced every --recycle s. Readers reconnect (clean 1000 close) every
 // READER_LIFETIME_MS.
 import { openWebSocket } from "./ws-client.mjs";
@@ -14,7 +15,7 @@ const SAY_MS = 250;
 const READER_LIFETIME_MS = 60_000;
 const OWN_WAIT_MS = 5000;
 const HOSTILE_PER_S = 32;
-const HOSTILE_PADDING = 4000;
+const HOSTILE_PADDING = 16_000;
 const TEXT = /^([rh]\d+\.\d+):(\d+):x*$/;
 
 export function startWsChat({ port, signal, token, readers, hostile, recycleMs, tally, hostileTally, address }) {
