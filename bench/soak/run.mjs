@@ -34,7 +34,7 @@
 // socket's high-water mark.
 //
 //   node bench/soak/run.mjs                                   # 10 minutes at 500 req/s, everything
-//   node bench/soak/run.mjs --duration 45 --warmup 15 --rate 300 --max-growth 15   # the CI run
+//   node bench/soak/run.mjs --duration 45 --warmup 15 --rate 300 --max-growth 15 --gc   # the CI run
 //   node bench/soak/run.mjs --no-hostile                      # readers only
 //   node bench/soak/run.mjs --http-only                       # the HTTP mix alone (the old soak)
 //
