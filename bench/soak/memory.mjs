@@ -8,8 +8,13 @@
 //   major collections and gives it back after them, a saw-tooth of 30 MiB and more with a period
 //   of one to two minutes under the full mix, so one sample against another says mostly where in
 //   the tooth each fell. Raw RSS growth and slopes are reported beside them.
+// Also reported, not judged: how far RSS outside the heap rose at its peak over its level in
+// the first seconds of load (FIRST_SECONDS). Growth after warm-up cannot see memory that non-readers
+// pin for as long as they live when they are replaced every --recycle s (or cut by the heartbeat):
+// that reaches a plateau within a lifetime, and the rise is its height.
 const MiB = (n) => n / 1048576;
 const WINDOW = 0.25;
+const FIRST_SECONDS = [2, 10];
 const round = (n) => +n.toFixed(1);
 
 export function slopePerMinute(points, key) {
@@ -45,9 +50,13 @@ export function memoryReport(samples, warmup, duration) {
   const outside = (points) => percentile(points.map((s) => s.rss - s.heapTotal), 50);
   const outsideStart = outside(after.slice(0, window));
   const outsideEnd = outside(after.slice(-window));
+  const early = samples.filter((s) => s.t >= FIRST_SECONDS[0] && s.t <= FIRST_SECONDS[1]);
+  const outsideFirst = outside(early.length > 0 ? early : samples.slice(0, 1));
+  const outsidePeak = Math.max(...samples.map((s) => s.rss - s.heapTotal));
   return {
     rss_mib: { start: round(MiB(first.rss)), after_warmup: round(MiB(atWarmup.rss)), end: round(MiB(last.rss)), max: round(MiB(Math.max(...samples.map((s) => s.rss)))) },
-    rss_outside_heap_mib: { after_warmup: round(MiB(outsideStart)), end: round(MiB(outsideEnd)) },
+    rss_outside_heap_mib: { first_seconds: round(MiB(outsideFirst)), after_warmup: round(MiB(outsideStart)), end: round(MiB(outsideEnd)), peak: round(MiB(outsidePeak)) },
+    rss_outside_heap_rise_mib: round(MiB(outsidePeak - outsideFirst)),
     heap_used_mib: { after_warmup: round(MiB(atWarmup.heapUsed)), end: round(MiB(last.heapUsed)), floor_after_warmup: round(MiB(heapFloorStart)), floor_end: round(MiB(heapFloorEnd)), max: round(MiB(Math.max(...samples.map((s) => s.heapUsed)))) },
     // One sample a minute: where the memory is (rss, V8 heap reserved/used, external).
     by_minute: samples.filter((s, i) => i === 0 || Math.floor(s.t / 60) !== Math.floor(samples[i - 1].t / 60)).map((s) => ({

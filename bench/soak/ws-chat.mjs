@@ -111,7 +111,7 @@ export function startWsChat({ port, signal, token, readers, hostile, recycleMs, 
         close() {
           recycled = true;
           clearInterval(pump);
-          hostileTally.count(blocked ? "recycled_while_blocked" : "recycled_while_flowing");
+          if (!ws.closed) hostileTally.count(blocked ? "recycled_while_blocked" : "recycled_while_flowing");
           ws.destroy();
         },
       };

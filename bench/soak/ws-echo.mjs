@@ -115,7 +115,7 @@ export function startWsEcho({ port, signal, readers, hostile, recycleMs, hostile
         close() {
           recycled = true;
           clearInterval(pump);
-          hostileTally.count(blocked ? "recycled_while_blocked" : "recycled_while_flowing");
+          if (!ws.closed) hostileTally.count(blocked ? "recycled_while_blocked" : "recycled_while_flowing");
           ws.destroy();
         },
       };
