@@ -1,30 +1,83 @@
-// Soak: the built sample service (dist/server.js) under a fixed request rate over a mix of routes
-// for --duration seconds (default 600), sampled each second (RSS, heap, event-loop delay) by a
-// preloaded sampler. Reports memory growth after --warmup seconds (default 120) as a total and as
-// a least-squares slope, event-loop delay p99, latency p99 and every status by route (V8 settles
-// its heap reservation in about two minutes under this load, hence the default warm-up). Exits 1
-// when RSS grows more than --max-growth MiB after warm-up (default 20) or when any request gets
-// a 5xx or a socket error.
+// Soak: the built sample service (dist/server.js, production mode, HTTP and gRPC on ephemeral
+// ports) under a fixed mix of traffic for --duration seconds (default 600), sampled each second
+// (RSS, heap, event-loop delay) by a preloaded sampler (sampler.mjs). Side by side:
 //
-//   node bench/soak/run.mjs                                   # 10 minutes at 500 req/s
-//   node bench/soak/run.mjs --duration 45 --warmup 15 --rate 300 --max-growth 15   # the CI run
-import { spawn, spawnSync } from "node:child_process";
+//   kind                 what                                                       file
+//   http                 --rate req/s over 13 weighted routes, 50 clients          http-mix.mjs
+//   ws_echo              4 readers: text and binary echoes (1 B-32 KiB), each read  ws-echo.mjs
+//                        and compared, ~10 a second each; reconnect every 60 s
+//   ws_chat              3 members of room "soak" (JWT as subprotocol or header),   ws-chat.mjs
+//                        4 messages/s each; every broadcast checked, no gaps
+//   sse                  3 readers of /api/v1/events?max=20, reconnecting with      sse.mjs
+//                        Last-Event-ID; ticks consecutive across streams
+//   uploads              --upload-rate multipart uploads/s (100-300 KiB), SHA-256   uploads.mjs
+//                        of every receipt checked, over 8 client addresses
+//   grpc                 --grpc-rate GetUser/s (OK / NOT_FOUND / INVALID_ARGUMENT   grpc.mjs
+//                        as the id asks) and one ListUsers stream/s read fully
+//   and the non-reading peers (off with --no-hostile), each replaced every --recycle s:
+//   ws_echo_nonreading   2 echo clients sending 16 KiB frames at --hostile-kib KiB/s (waiting for
+//                        their own socket's 'drain') and never reading
+//   ws_chat_nonreading   1 member sending 16 KB messages 32 times a second, never reading
+//   sse_nonreading       4 subscribers that take the 200 and never read the stream
+//   grpc_nonreading      2 ListUsers streams on connections with a 1 KiB stream window, never read
+//
+// A reader's error, wrong echo or broadcast, gap, wrong SHA-256, unexpected gRPC status, close it
+// did not start, or an HTTP 5xx is unexpected and fails the run. What the server does to the
+// non-readers (closes them, drops for them) is policy: counted and printed, not failed. The run
+// also fails when, after --warmup seconds (default 120), RSS outside the V8 heap (rss - heapTotal,
+// the median of the first quarter after warm-up against that of the last) grows more than
+// --max-growth MiB (20), or the heap's floor (the lowest heapUsed of each of those quarters) more
+// than --max-heap-growth MiB (10); raw RSS saw-tooths by tens of MiB as V8 grows and returns its
+// heap reservation, so it is reported, not judged (memory.mjs). It fails when the service dies or
+// its RSS passes --max-rss MiB (1536; the soak stops there), or when it does not exit 0 on
+// SIGTERM. Reported, not judged: rss_outside_heap_rise_mib, the peak over the first seconds of
+// load: the plateau of what non-readers pin while they live, which growth after warm-up cannot
+// see once they are replaced (bench/README.md "Soak"). The soak process's own memory is bounded:
+// rates are paced, requests in flight capped, latencies a fixed-size sample, parser buffers
+// capped, and non-readers never queue more than their socket's high-water mark.
+//
+//   node bench/soak/run.mjs                                   # 10 minutes at 500 req/s, everything
+//   node bench/soak/run.mjs --duration 45 --warmup 15 --rate 300 --max-growth 15 --gc   # the CI run
+//   node bench/soak/run.mjs --no-hostile                      # readers only
+//   node bench/soak/run.mjs --http-only                       # the HTTP mix alone (the old soak)
+//
+// Other flags: --gc (a full collection before each sample: is a slope live memory or garbage?),
+// --no-build (use dist/ as it is), --upload-rate N (4), --grpc-rate N (20), --recycle S (30),
+// --hostile-kib N (1024; 0: as fast as the socket takes), --hostile LIST (which non-readers:
+// ws_echo,ws_chat,sse,grpc, all by default), --samples FILE (keep the sampler's JSON lines).
+import { spawnSync } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { Agent, request } from "node:http";
+import { setMaxListeners } from "node:events";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runHttpMix } from "./http-mix.mjs";
+import { runUploads } from "./uploads.mjs";
+import { startGrpc } from "./grpc.mjs";
+import { memoryReport } from "./memory.mjs";
+import { sleep } from "./recycle.mjs";
+import { startService } from "./service.mjs";
+import { startSse } from "./sse.mjs";
+import { Tally } from "./tally.mjs";
+import { startWsChat } from "./ws-chat.mjs";
+import { startWsEcho } from "./ws-echo.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const opts = { duration: 600, warmup: 120, rate: 500, "max-growth": 20, "no-build": false, gc: false };
+const FLAGS = ["no-build", "gc", "no-hostile", "http-only"];
+const opts = {
+  duration: 600, warmup: 120, rate: 500, "max-growth": 20, "max-heap-growth": 10, "max-rss": 1536,
+  "upload-rate": 4, "grpc-rate": 20, recycle: 30, "hostile-kib": 1024, hostile: "ws_echo,ws_chat,sse,grpc", samples: "",
+  ...Object.fromEntries(FLAGS.map((f) => [f, false])),
+};
+const HOSTILE_KINDS = ["ws_echo", "ws_chat", "sse", "grpc"];
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i].replace(/^--/, "");
-  if (a === "no-build") opts["no-build"] = true;
-  else if (a === "gc") opts.gc = true;
-  else if (a in opts) opts[a] = Number(process.argv[++i]);
+  if (FLAGS.includes(a)) opts[a] = true;
+  else if ((a === "hostile" || a === "samples") && i + 1 < process.argv.length) opts[a] = process.argv[++i];
+  else if (a in opts && Number.isFinite(Number(process.argv[i + 1]))) opts[a] = Number(process.argv[++i]);
   else {
-    console.error(`unknown option --${a}`);
+    console.error(`unknown option or missing number: --${a}`);
     process.exit(2);
   }
 }
@@ -32,6 +85,14 @@ if (!(opts.warmup < opts.duration)) {
   console.error("--warmup must be shorter than --duration");
   process.exit(2);
 }
+const hostileKinds = new Set(opts["no-hostile"] || opts["http-only"] ? [] : opts.hostile.split(",").filter(Boolean));
+for (const k of hostileKinds) {
+  if (!HOSTILE_KINDS.includes(k)) {
+    console.error(`--hostile takes a list of ${HOSTILE_KINDS.join(", ")}; not ${k}`);
+    process.exit(2);
+  }
+}
+const hostile = hostileKinds.size > 0;
 
 // --- the service --------------------------------------------------------------------------------
 if (!opts["no-build"] || !existsSync(join(root, "dist/server.js"))) {
@@ -41,175 +102,95 @@ if (!opts["no-build"] || !existsSync(join(root, "dist/server.js"))) {
 const work = mkdtempSync(join(tmpdir(), "keel-soak-"));
 const samplesFile = join(work, "samples.jsonl");
 const secret = "soak-secret-".padEnd(40, "x");
-// --gc: a full collection before each sample (diagnosis: is a slope live memory or garbage?).
-const server = spawn(process.execPath, [...(opts.gc ? ["--expose-gc"] : []), "--import", join(root, "bench/soak/sampler.mjs"), join(root, "dist/server.js")], {
-  cwd: root,
-  env: { ...process.env, PORT: "0", LOG_LEVEL: "info", KEEL_ENV: "production", KEEL_JWT_SECRET: secret, SOAK_SAMPLES: samplesFile, SOAK_GC: opts.gc ? "1" : "0" },
-  stdio: ["ignore", "pipe", "inherit"],
-});
-const port = await new Promise((resolve, reject) => {
-  let out = "";
-  const timer = setTimeout(() => reject(new Error(`the service did not start: ${out}`)), 30_000);
-  server.stdout.on("data", (d) => {
-    out += d;
-    const m = /"url":"http:\/\/[^"]*:(\d+)"/.exec(out);
-    if (m) {
-      clearTimeout(timer);
-      resolve(Number(m[1]));
-    }
-  });
-  server.on("exit", (code) => reject(new Error(`the service exited (${code}): ${out}`)));
-});
-// Access log lines (info) are read and dropped: the pipe must not fill up.
-server.stdout.removeAllListeners("data");
-server.stdout.resume();
+const service = await startService({ root, gc: opts.gc, samplesFile, secret });
+const { port, grpcUrl } = service;
 
 // --- the load -----------------------------------------------------------------------------------
 const b64 = (v) => Buffer.from(JSON.stringify(v)).toString("base64url");
-const jwtInput = `${b64({ alg: "HS256", typ: "JWT" })}.${b64({ sub: "soak", roles: ["user"], iat: Math.floor(Date.now() / 1000), exp: Math.floor(Date.now() / 1000) + 7200 })}`;
+const now = Math.floor(Date.now() / 1000);
+const jwtInput = `${b64({ alg: "HS256", typ: "JWT" })}.${b64({ sub: "soak", roles: ["user"], iat: now, exp: now + 7200 })}`;
 const token = `${jwtInput}.${createHmac("sha256", secret).update(jwtInput).digest("base64url")}`;
-let userSeq = 0;
-/** [weight, name, method, path(), body?(), headers?] */
-const MIX = [
-  [25, "GET /hello", "GET", () => "/hello"],
-  [12, "GET /users/{id}", "GET", () => `/users/${1 + (userSeq++ % 12)}`],
-  [5, "GET /users/{id} 404", "GET", () => "/users/99999"],
-  [10, "GET /api/v1/users", "GET", () => "/api/v1/users?limit=20"],
-  [5, "GET unrouted 404", "GET", () => "/does/not/exist"],
-  [1, "POST /users", "POST", () => "/users", () => JSON.stringify({ email: `soak${userSeq++}@example.com`, password: "correct horse" })],
-  [6, "POST /users 422", "POST", () => "/users", () => JSON.stringify({ email: "nope", password: "short" })],
-  [10, "GET /api/v1/me", "GET", () => "/api/v1/me", undefined, { authorization: `Bearer ${token}` }],
-  [2, "GET /docs/openapi.json", "GET", () => "/docs/openapi.json"],
-  [3, "POST /api/v1/reports", "POST", () => "/api/v1/reports", () => JSON.stringify({ kind: "usage", month: `2024-0${1 + (userSeq++ % 9)}` })],
-  [8, "GET /health", "GET", () => "/health"],
-  [5, "GET /ready", "GET", () => "/ready"],
-  [5, "GET /api/v1/ping", "GET", () => "/api/v1/ping"],
-];
-const totalWeight = MIX.reduce((n, m) => n + m[0], 0);
-const pickRoute = (r) => {
-  let x = r * totalWeight;
-  for (const m of MIX) if ((x -= m[0]) < 0) return m;
-  return MIX[0];
-};
-const CLIENTS = 50;
-const agents = Array.from({ length: CLIENTS }, () => new Agent({ keepAlive: true, maxSockets: 4 }));
-const stats = new Map(); // route -> { statuses: {code: n}, errors: n }
-const latencies = [];
-let inFlight = 0;
-let sent = 0;
-let unexpected = 0;
-const unexpectedSamples = [];
 
-function fire() {
-  const [, name, method, path, body, headers] = pickRoute(Math.random());
-  const payload = body ? body() : undefined;
-  const started = process.hrtime.bigint();
-  inFlight++;
-  sent++;
-  const s = stats.get(name) ?? { statuses: {}, errors: 0 };
-  stats.set(name, s);
-  // 50 clients (127.0.1.1-50), each within the sample's per-client rate limits at the default rate.
-  const client = 1 + (sent % CLIENTS);
-  const req = request({ host: "127.0.0.1", port, method, path: path(), agent: agents[client - 1], localAddress: `127.0.1.${client}`, headers: { ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}), ...headers } }, (res) => {
-    res.resume();
-    res.on("end", () => {
-      inFlight--;
-      latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
-      s.statuses[res.statusCode] = (s.statuses[res.statusCode] ?? 0) + 1;
-      if (res.statusCode >= 500) {
-        unexpected++;
-        if (unexpectedSamples.length < 10) unexpectedSamples.push(`${name}: ${res.statusCode}`);
-      }
-    });
-  });
-  req.on("error", (err) => {
-    inFlight--;
-    s.errors++;
-    unexpected++;
-    if (unexpectedSamples.length < 10) unexpectedSamples.push(`${name}: ${err.code ?? err.message}`);
-  });
-  req.end(payload);
+const kinds = {};
+const tally = (kind) => (kinds[kind] = new Tally(kind));
+const stop = new AbortController();
+const signal = stop.signal;
+setMaxListeners(100, signal); // every waiting client listens for the end
+const recycleMs = opts.recycle * 1000;
+const net = (third) => (i) => `127.0.${third}.${1 + i}`;
+const http = tally("http");
+const loads = [runHttpMix({ port, signal, rate: opts.rate, token, tally: http })];
+if (!opts["http-only"]) {
+  const n = (kind, count) => (hostileKinds.has(kind) ? count : 0);
+  loads.push(
+    startWsEcho({ port, signal, readers: 4, hostile: n("ws_echo", 2), recycleMs, hostileKiBps: opts["hostile-kib"], tally: tally("ws_echo"), hostileTally: tally("ws_echo_nonreading"), address: net(3) }),
+    startWsChat({ port, signal, token, readers: 3, hostile: n("ws_chat", 1), recycleMs, tally: tally("ws_chat"), hostileTally: tally("ws_chat_nonreading"), address: net(4) }),
+    startSse({ port, signal, readers: 3, hostile: n("sse", 4), recycleMs, tally: tally("sse"), hostileTally: tally("sse_nonreading"), address: net(5) }),
+    runUploads({ port, signal, rate: opts["upload-rate"], tally: tally("uploads"), address: net(2) }),
+    startGrpc({ url: grpcUrl, signal, rate: opts["grpc-rate"], hostile: n("grpc", 2), recycleMs, tally: tally("grpc"), hostileTally: tally("grpc_nonreading") }),
+  );
 }
+const mix = opts["http-only"] ? "HTTP only" : hostile ? `HTTP, WebSocket, SSE, uploads, gRPC and non-reading peers (${[...hostileKinds].join(", ")})` : "HTTP, WebSocket, SSE, uploads and gRPC (no non-reading peers)";
+console.log(`soak: ${opts.duration} s of ${mix} at ${opts.rate} req/s against dist/server.js (production, port ${port}, gRPC ${grpcUrl}); warm-up ${opts.warmup} s`);
 
-console.log(`soak: ${opts.duration} s at ${opts.rate} req/s against dist/server.js (production, port ${port}); warm-up ${opts.warmup} s`);
-const tickMs = 10;
-let owed = 0;
+const problems = [];
 const startedAt = Date.now();
-await new Promise((resolve) => {
-  const tick = setInterval(() => {
-    owed += (opts.rate * tickMs) / 1000;
-    for (; owed >= 1; owed--) fire();
-    if (Date.now() - startedAt >= opts.duration * 1000) {
-      clearInterval(tick);
-      resolve();
-    }
-  }, tickMs);
-});
-while (inFlight > 0) await new Promise((r) => setTimeout(r, 20));
-await new Promise((r) => setTimeout(r, 1500)); // one more sample after the load
-server.kill("SIGTERM");
-const exitCode = await new Promise((r) => server.on("exit", (code) => r(code)));
-for (const a of agents) a.destroy();
+let clientRssMax = 0;
+while (Date.now() - startedAt < opts.duration * 1000) {
+  await sleep(1000);
+  clientRssMax = Math.max(clientRssMax, process.memoryUsage().rss);
+  const rss = service.rssMiB();
+  if (service.exitCode !== undefined) {
+    problems.push(`the service died during the soak (exit ${service.exitCode}) after ${Math.round((Date.now() - startedAt) / 1000)} s`);
+    break;
+  }
+  if (rss !== undefined && rss > opts["max-rss"]) {
+    problems.push(`the service's RSS reached ${rss.toFixed(0)} MiB after ${Math.round((Date.now() - startedAt) / 1000)} s (limit ${opts["max-rss"]}): stopped early`);
+    break;
+  }
+}
+const ranFor = (Date.now() - startedAt) / 1000;
+stop.abort();
+const settled = await Promise.race([Promise.all(loads).then(() => true), new Promise((r) => setTimeout(r, 30_000, false).unref())]);
+if (!settled) problems.push("the clients did not finish within 30 s of the end");
+await sleep(1500); // one more sample after the load
+const exitCode = await service.stop();
 
 // --- the report ---------------------------------------------------------------------------------
-const samples = readFileSync(samplesFile, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+const samples = existsSync(samplesFile) ? readFileSync(samplesFile, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+if (opts.samples !== "" && existsSync(samplesFile)) copyFileSync(samplesFile, opts.samples);
 rmSync(work, { recursive: true, force: true });
-const MiB = (n) => n / 1048576;
-const after = samples.filter((s) => s.t >= opts.warmup && s.t <= opts.duration);
-function slopePerMinute(points, key) {
-  const n = points.length;
-  if (n < 2) return 0;
-  const mx = points.reduce((a, p) => a + p.t, 0) / n;
-  const my = points.reduce((a, p) => a + MiB(p[key]), 0) / n;
-  let num = 0;
-  let den = 0;
-  for (const p of points) {
-    num += (p.t - mx) * (MiB(p[key]) - my);
-    den += (p.t - mx) ** 2;
-  }
-  return den === 0 ? 0 : (num / den) * 60;
-}
-const pct = (arr, p) => {
-  if (arr.length === 0) return 0;
-  const sorted = [...arr].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-};
-const first = samples[0];
-const atWarmup = after[0];
-const last = after[after.length - 1];
-const growth = MiB(last.rss - atWarmup.rss);
+const memory = samples.filter((s) => s.t >= opts.warmup).length >= 2 ? memoryReport(samples, opts.warmup, Math.min(opts.duration, ranFor)) : undefined;
+const MiB = (n) => +(n / 1048576).toFixed(1);
+for (const kind of Object.keys(kinds)) if (kind.endsWith("_nonreading") && !hostileKinds.has(kind.replace(/_nonreading$/, ""))) delete kinds[kind];
+const report = Object.fromEntries(Object.entries(kinds).map(([k, t]) => [k, t.report()]));
+for (const r of Object.values(report)) if (r.bytes_sent !== undefined) r.bytes_sent = `${MiB(r.bytes_sent)} MiB`;
 const summary = {
   duration_s: opts.duration,
+  ran_s: Math.round(ranFor),
   warmup_s: opts.warmup,
   rate: opts.rate,
-  requests: sent,
-  achieved_rate: Math.round(sent / opts.duration),
-  rss_mib: { start: +MiB(first.rss).toFixed(1), after_warmup: +MiB(atWarmup.rss).toFixed(1), end: +MiB(last.rss).toFixed(1), max: +MiB(Math.max(...samples.map((s) => s.rss))).toFixed(1) },
-  heap_used_mib: { after_warmup: +MiB(atWarmup.heapUsed).toFixed(1), end: +MiB(last.heapUsed).toFixed(1) },
-  // One sample a minute: where the memory is (rss, V8 heap reserved/used, external).
-  by_minute: samples.filter((s, i) => i === 0 || Math.floor(s.t / 60) !== Math.floor(samples[i - 1].t / 60)).map((s) => ({
-    t: Math.round(s.t),
-    rss: +MiB(s.rss).toFixed(1),
-    heapTotal: +MiB(s.heapTotal).toFixed(1),
-    heapUsed: +MiB(s.heapUsed).toFixed(1),
-    external: +MiB(s.external).toFixed(1),
-  })),
-  rss_growth_after_warmup_mib: +growth.toFixed(1),
-  rss_slope_mib_per_min: +slopePerMinute(after, "rss").toFixed(2),
-  heap_used_slope_mib_per_min: +slopePerMinute(after, "heapUsed").toFixed(2),
-  event_loop_delay_p99_ms: { median_second: +pct(after.map((s) => s.eldP99Ms), 50).toFixed(1), worst_second: +Math.max(...after.map((s) => s.eldP99Ms)).toFixed(1) },
-  latency_ms: { p50: +pct(latencies, 50).toFixed(2), p99: +pct(latencies, 99).toFixed(2) },
-  unexpected,
+  mix,
+  requests: http.counts.requests ?? 0,
+  achieved_rate: Math.round((http.counts.requests ?? 0) / ranFor),
+  ...memory,
+  latency_ms: report.http.latency_ms,
+  kinds: report,
+  unexpected: Object.values(kinds).reduce((n, t) => n + t.unexpected, 0),
+  server_error_logs: service.errorLogs,
+  soak_process_rss_max_mib: MiB(clientRssMax),
   server_exit_code: exitCode,
-  statuses: Object.fromEntries([...stats].map(([k, v]) => [k, v.errors > 0 ? { ...v.statuses, socket_errors: v.errors } : v.statuses])),
 };
 console.log(JSON.stringify(summary, null, 2));
-const problems = [];
-if (growth > opts["max-growth"]) problems.push(`RSS grew ${growth.toFixed(1)} MiB after warm-up (limit ${opts["max-growth"]})`);
-if (unexpected > 0) problems.push(`${unexpected} 5xx answers or socket errors: ${unexpectedSamples.join("; ")}`);
+if (memory === undefined) problems.push("too few samples after warm-up to judge memory");
+else {
+  if (memory.rss_outside_heap_growth_mib > opts["max-growth"]) problems.push(`RSS outside the V8 heap grew ${memory.rss_outside_heap_growth_mib} MiB after warm-up (limit ${opts["max-growth"]}; raw RSS ${memory.rss_mib.after_warmup} -> ${memory.rss_mib.end} MiB)`);
+  if (memory.heap_growth_after_warmup_mib > opts["max-heap-growth"]) problems.push(`the heap's floor grew ${memory.heap_growth_after_warmup_mib} MiB after warm-up (limit ${opts["max-heap-growth"]})`);
+}
+for (const [kind, t] of Object.entries(kinds)) if (t.unexpected > 0) problems.push(`${kind}: ${t.unexpected} unexpected: ${t.samples.join("; ")}`);
 if (exitCode !== 0) problems.push(`the service exited ${exitCode} on SIGTERM`);
 if (problems.length > 0) {
   console.error("soak failed:\n- " + problems.join("\n- "));
   process.exit(1);
 }
-console.log(`soak ok: RSS ${summary.rss_mib.after_warmup} -> ${summary.rss_mib.end} MiB after warm-up (${summary.rss_slope_mib_per_min} MiB/min), event-loop p99 ${summary.event_loop_delay_p99_ms.median_second} ms`);
+console.log(`soak ok: RSS ${summary.rss_mib.after_warmup} -> ${summary.rss_mib.end} MiB after warm-up (${summary.rss_slope_mib_per_min} MiB/min; outside the V8 heap ${summary.rss_outside_heap_mib.after_warmup} -> ${summary.rss_outside_heap_mib.end} MiB), heap floor ${summary.heap_used_mib.floor_after_warmup} -> ${summary.heap_used_mib.floor_end} MiB, event-loop p99 ${summary.event_loop_delay_p99_ms.median_second} ms`);
