@@ -2,7 +2,7 @@
 // is split evenly across the fuzz properties. CI runs `node scripts/fuzz.mjs --seconds 60`;
 // locally give it more. KEEL_FUZZ_SEED=<n> replays a failing run (the failure prints it).
 import { spawn } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -16,8 +16,9 @@ if (!(seconds > 0)) {
 }
 const dir = join(root, "spec/fuzz");
 const files = readdirSync(dir).filter((f) => f.endsWith(".test.ts")).sort().map((f) => relative(root, join(dir, f)));
-// Each file holds about two timed properties; the budget is per property.
-const PROPERTIES = 8;
+// Every test of spec/fuzz is one timed property (it runs for KEEL_FUZZ_MS): the budget is split
+// across the tests the files declare, so --seconds is the whole run's length.
+const PROPERTIES = files.reduce((n, f) => n + (readFileSync(join(root, f), "utf8").match(/^\s*(?:test|it)\(/gm)?.length ?? 0), 0);
 const perProperty = Math.max(500, Math.floor((seconds * 1000) / PROPERTIES));
 console.log(`fuzzing ${files.length} files, ${perProperty} ms per property (${seconds} s in all)${process.env.KEEL_FUZZ_SEED ? `, seed ${process.env.KEEL_FUZZ_SEED}` : ""}`);
 const child = spawn(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=1", "--test-reporter=spec", ...files], {
