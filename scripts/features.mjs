@@ -52,6 +52,7 @@ export const FEATURES = [
   { name: "templates", entry: "lib/web/templates/index.ts", requires: ["html"], description: "templates(): HTML file templates compiled once, partials, layouts, dev reload" },
   { name: "multipart", entry: "lib/web/multipart/index.ts", requires: [], description: "multipart(): streaming multipart/form-data uploads to temp files or sinks, with limits" },
   { name: "static", entry: "lib/web/static/index.ts", requires: [], description: "serveStatic(): files under a prefix with ETags, ranges and precompressed siblings" },
+  { name: "fetch", entry: "lib/web/fetch/index.ts", requires: [], description: "fetchHandler(app): the app as a Web fetch handler (Request in, Response out); mountFetch(prefix, handler): a Web fetch handler (Hono, better-auth) under a prefix, inside the app's layers" },
 ];
 
 const BY_NAME = new Map(FEATURES.map((f) => [f.name, f]));
