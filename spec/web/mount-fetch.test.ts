@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { ApiError, App, route, silentLogger, type Layer, type ListeningServer } from "../../lib/index.js";
 import { openApiDocument } from "../../lib/openapi/index.js";
-import { mountFetch } from "../../lib/web/index.js";
+import { fetchHandler, mountFetch } from "../../lib/web/index.js";
 import { testPeer } from "../support/test-peers.js";
 
 const HONO_VERSION = "4.13.19";
@@ -257,7 +257,32 @@ describe("mountFetch: a Hono app under a keel prefix", { skip }, () => {
   });
 });
 
-describe("mountFetch: registration", () => {
+describe("mountFetch: registration, and without a socket", () => {
+  const echo = (r: Request) => new Response(r.body, { status: 200, headers: { "x-method": r.method, "x-url": r.url } });
+
+  it("a body a layer already read reaches the handler whole", async () => {
+    const readsFirst: Layer = async (ctx, next) => {
+      await ctx.body();
+      return next(ctx);
+    };
+    const app = new App({ logger: silentLogger }).layer(readsFirst).register(mountFetch("/m", echo));
+    const r = await app.inject({ method: "POST", url: "/m/x?y=1", body: "read twice" });
+    assert.equal(r.status, 200);
+    assert.equal(r.body, "read twice");
+    assert.equal(r.headers["x-url"], "http://localhost/m/x?y=1");
+  });
+
+  it("a keel app mounting a fetch handler, driven by a Request: the body goes through both bridges", async () => {
+    const app = new App({ logger: silentLogger }).register(mountFetch("/m", echo, { methods: ["POST", "QUERY"] }));
+    const res = await fetchHandler(app)(new Request("http://example.test/m/deep", { method: "POST", body: "round trip" }));
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("x-url"), "http://example.test/m/deep");
+    assert.equal(await res.text(), "round trip");
+    // Any method token the handler is mounted for.
+    const query = await app.inject({ method: "QUERY", url: "/m", body: "q" });
+    assert.deepEqual([query.status, query.headers["x-method"], query.body], [200, "QUERY", "q"]);
+  });
+
   it("refuses a prefix with parameters and a handler that is not a function", () => {
     assert.throws(() => mountFetch("/users/{id}", () => new Response("x")), /plain path/);
     assert.throws(() => mountFetch("/x", "nope" as never), /must be a function/);
