@@ -260,6 +260,22 @@ describe("mountFetch: a Hono app under a keel prefix", { skip }, () => {
 describe("mountFetch: registration, and without a socket", () => {
   const echo = (r: Request) => new Response(r.body, { status: 200, headers: { "x-method": r.method, "x-url": r.url } });
 
+  it("a prefix matches whole segments; the root prefix mounts everything", async () => {
+    const pathOf = (r: Request) => new Response(new URL(r.url).pathname);
+    const app = new App({ logger: silentLogger }).register(mountFetch("/p/", pathOf, { stripPrefix: true }));
+    const got = async (a: App, url: string) => {
+      const r = await a.inject({ url });
+      return [r.status, r.status === 200 ? r.body : ""];
+    };
+    assert.deepEqual(await got(app, "/p"), [200, "/"]);
+    assert.deepEqual(await got(app, "/p/"), [200, "/"]);
+    assert.deepEqual(await got(app, "/p/a/"), [200, "/a/"]);
+    assert.deepEqual(await got(app, "/px"), [404, ""]);
+    const root = new App({ logger: silentLogger }).register(mountFetch("/", pathOf));
+    assert.deepEqual(await got(root, "/"), [200, "/"]);
+    assert.deepEqual(await got(root, "/a/b"), [200, "/a/b"]);
+  });
+
   it("a body a layer already read reaches the handler whole", async () => {
     const readsFirst: Layer = async (ctx, next) => {
       await ctx.body();
