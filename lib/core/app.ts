@@ -22,7 +22,6 @@ import type { AppRuntime, AsyncValidationAdapters, ResponseValidation } from "./
 import { writeReply } from "../server/write.js";
 import { admitPipelined } from "../server/pipeline-guard.js";
 import { DEFAULT_SERVER_LIMITS } from "../server/server-limits.js";
-import { warnUnparsedMethods } from "../server/parser-methods.js";
 import type { UpgradeProtocol } from "./upgrade-protocol.js";
 import { defined } from "../util/defined.js";
 
@@ -343,7 +342,6 @@ export class App {
         throw new TypeError(`keel: ${ws.pattern} is a WebSocket route: register the protocol with app.register(websockets()) from keel/ws`);
       }
       for (const fn of this.startHooks) fn(this);
-      warnUnparsedMethods(this.entries.map((e) => e.def), this.runtime.logger);
     } catch (err) {
       return Promise.reject(err);
     }

@@ -220,7 +220,7 @@ export const route = {
   /**
    * Any other RFC 9110 method token (`route.method("PURGE")("/cache/{key}", ...)`), upper-cased.
    * node:http's HTTP/1.1 parser delivers only the methods in `http.METHODS`; others reach the
-   * app over HTTP/2, `inject` and `fetch` (listen() warns about them).
+   * app over HTTP/2, `inject` and `fetch` (keel/service's production() warns at listen).
    */
   method: <M extends string>(method: M) => declare(method),
   /**

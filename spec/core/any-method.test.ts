@@ -8,6 +8,7 @@ import { connect as h2connect } from "node:http2";
 import { after, before, describe, it } from "node:test";
 import { App, json, path, route, silentLogger, t, type ListeningServer } from "../../lib/index.js";
 import { cors } from "../../lib/middleware/index.js";
+import { production } from "../../lib/service/index.js";
 import { http2 } from "../../lib/tls/index.js";
 import { captureLogger } from "../support/capture-logger.js";
 import { ERROR_ID, rawExchange } from "../support/http.js";
@@ -114,7 +115,7 @@ describe("over HTTP/1.1 sockets (node:http's parser)", () => {
   let server: ListeningServer;
   const logger = captureLogger(40);
   before(async () => {
-    server = await methodsApp(logger).listen({ port: 0 });
+    server = await methodsApp(logger).register(production({ service: "methods", logger })).listen({ port: 0 });
   });
   after(() => server.close());
 
@@ -149,7 +150,7 @@ describe("over HTTP/1.1 sockets (node:http's parser)", () => {
     }
   });
 
-  it("warns once at listen, naming the routes HTTP/1.1 cannot reach", () => {
+  it("production() warns once at listen, naming the routes HTTP/1.1 cannot reach", () => {
     const warnings = logger.records.filter((r) => r.msg.includes("HTTP/1.1 parser"));
     assert.equal(warnings.length, 1);
     assert.equal(warnings[0]!.level, 40);
@@ -158,7 +159,7 @@ describe("over HTTP/1.1 sockets (node:http's parser)", () => {
 
   it("does not warn when every route's method is in http.METHODS", async () => {
     const quiet = captureLogger(40);
-    const s = await new App({ logger: quiet }).routes(route.query("/q", [], () => "q"), route.method("PURGE")("/p", [], () => "p")).listen({ port: 0 });
+    const s = await new App({ logger: quiet }).routes(route.query("/q", [], () => "q"), route.method("PURGE")("/p", [], () => "p")).register(production({ service: "quiet", logger: quiet })).listen({ port: 0 });
     await s.close();
     assert.deepEqual(quiet.records.filter((r) => r.msg.includes("HTTP/1.1 parser")), []);
   });
