@@ -212,7 +212,16 @@ export const route = {
   delete: declare("DELETE"),
   head: declare("HEAD"),
   options: declare("OPTIONS"),
-  /** Any other method token. */
+  /**
+   * QUERY (draft-ietf-httpbis-safe-method-w-body): safe and idempotent like GET, with a request
+   * body like POST, so `json(...)`/`form(...)` read it. OpenAPI 3.2 documents it (`openapi: "3.2.0"`).
+   */
+  query: declare("QUERY"),
+  /**
+   * Any other RFC 9110 method token (`route.method("PURGE")("/cache/{key}", ...)`), upper-cased.
+   * node:http's HTTP/1.1 parser delivers only the methods in `http.METHODS`; others reach the
+   * app over HTTP/2, `inject` and `fetch` (keel/service's production() warns at listen).
+   */
   method: <M extends string>(method: M) => declare(method),
   /**
    * A WebSocket route: `route.ws("/chat", { layers: [jwt(...)] }, [query(...)], (ws, q) => ...)`.

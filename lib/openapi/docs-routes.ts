@@ -47,7 +47,7 @@ export function docsRoutes(app: DocumentedApp, options: DocsOptions = {}): Route
 
   return [
     route.get(base, { hidden: true, summary: "API documentation UI" }, [], () => html(page, 200, DOCS_PAGE_HEADERS)),
-    route.get(jsonPath, { hidden: true, summary: "OpenAPI 3.1 document" }, [], () =>
+    route.get(jsonPath, { hidden: true, summary: "OpenAPI document" }, [], () =>
       new Reply(200, documentJson(), { "content-type": "application/json", "cache-control": "no-cache" }),
     ),
   ];

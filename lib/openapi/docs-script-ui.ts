@@ -5,7 +5,7 @@
 // <body> when done ("true") or failed ("error"), and `data-status` on a form's result, which the
 // browser tests read.
 export const DOCS_SCRIPT_UI = String.raw`
-var METHODS = ["get", "post", "put", "patch", "delete", "head", "options", "trace"];
+var METHODS = ["get", "post", "put", "patch", "delete", "head", "options", "trace", "query"];
 
 function specUrl() {
   var p = location.pathname;
@@ -465,8 +465,11 @@ function render(root) {
   var paths = get(spec, "paths") || {};
   Object.keys(paths).forEach(function (path) {
     var item = paths[path];
-    METHODS.forEach(function (m) {
-      var op = get(item, m);
+    // 3.2: other methods (PURGE...) under additionalOperations, keyed as sent; shown lowercased like the rest.
+    var extra = isObj(get(item, "additionalOperations")) ? item.additionalOperations : {};
+    METHODS.concat(Object.keys(extra)).forEach(function (m, i) {
+      var op = i < METHODS.length ? get(item, m) : get(extra, m);
+      if (i >= METHODS.length) m = m.toLowerCase();
       if (!isObj(op)) return;
       var tags = Array.isArray(op.tags) && op.tags.length > 0 ? op.tags : ["other"];
       tags.forEach(function (t) {

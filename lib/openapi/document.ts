@@ -1,25 +1,25 @@
-// buildOpenApiDocument: the route table -> an OpenAPI 3.1 document (pure; no I/O, no caching).
+// buildOpenApiDocument: the route table -> an OpenAPI 3.1 (default) or 3.2 document (pure; no I/O, no caching).
 import type { RouteDefinition } from "../index.js";
 import { DEFAULT_MAX_PARAM_LENGTH, normalizePattern } from "../plugin.js";
 import { errorComponents } from "./error-schemas.js";
 import { buildOperation, describedLayers, type OperationContext } from "./operation.js";
 import { assignOperationIds } from "./operation-id.js";
+import { checkDocumentedMethods, methodPlace, openApiVersion, type MethodPlace } from "./method-fields.js";
 import { toOpenApiPath, type PathTemplate } from "./path-params.js";
 import { checkRefIntegrity } from "./ref-integrity.js";
 import { SchemaCollector } from "./schema-collector.js";
-import type { OpenApiDocument, OpenApiMethod, OpenApiOperation, OpenApiOptions, OpenApiPathItem, OpenApiTag } from "./types.js";
+import type { OpenApiDocument, OpenApiOperation, OpenApiOptions, OpenApiPathItem, OpenApiTag } from "./types.js";
 
+/** The default version of the document (`openapi: "3.2.0"` in the options for the other one). */
 export const OPENAPI_VERSION = "3.1.0";
 export const DEFAULT_API_TITLE = "keel API";
 export const DEFAULT_API_VERSION = "0.1.0";
 
-
-/** Methods a 3.1 Path Item can hold; routes with other method tokens are left out. */
-const METHODS = new Set<string>(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
-
 interface PlannedRoute {
   def: RouteDefinition;
-  method: OpenApiMethod;
+  /** Lowercase, for the operationId (`querySearch`, `purgeCache`). */
+  method: string;
+  place: Exclude<MethodPlace, null>;
   pattern: string;
   template: PathTemplate;
 }
@@ -32,8 +32,13 @@ function canonicalPattern(def: RouteDefinition): string {
   }
 }
 
-/** Builds the OpenAPI 3.1 document for `routes` (hidden routes and non-OAS methods are left out). */
+/**
+ * Builds the OpenAPI document for `routes` (hidden routes are left out). Throws when a visible
+ * route's method has no place in the chosen version (any method but the eight in 3.1).
+ */
 export function buildOpenApiDocument(routes: readonly RouteDefinition[], options: OpenApiOptions = {}): OpenApiDocument {
+  const version = openApiVersion(options.openapi);
+  checkDocumentedMethods(routes, version);
   const schemas = new SchemaCollector();
   const errors = errorComponents();
   for (const name of Object.keys(errors)) schemas.define(name, errors[name]!);
@@ -41,10 +46,10 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], options
 
   const planned: PlannedRoute[] = [];
   for (const def of routes) {
-    const method = def.method.toLowerCase();
-    if (def.meta.hidden === true || !METHODS.has(method)) continue;
+    const place = methodPlace(def.method, version);
+    if (def.meta.hidden === true || place === null) continue;
     const pattern = canonicalPattern(def);
-    planned.push({ def, method: method as OpenApiMethod, pattern, template: toOpenApiPath(pattern) });
+    planned.push({ def, method: def.method.toLowerCase(), place, pattern, template: toOpenApiPath(pattern) });
   }
   const ids = assignOperationIds(planned.map((p) => ({ method: p.method, pattern: p.pattern, declared: p.def.meta.operationId })));
 
@@ -61,7 +66,8 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], options
     operations.push(op);
     for (const tag of op.tags ?? []) tagNames.add(tag);
     const item = paths[p.template.path] ?? (paths[p.template.path] = {});
-    item[p.method] = op;
+    if ("field" in p.place) item[p.place.field] = op;
+    else (item.additionalOperations ??= {})[p.place.additional] = op;
   });
 
   const info: OpenApiDocument["info"] = { title: options.title ?? DEFAULT_API_TITLE, version: options.version ?? DEFAULT_API_VERSION };
@@ -83,7 +89,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], options
     return description === undefined ? { name } : { name, description };
   });
   const doc: OpenApiDocument = {
-    openapi: OPENAPI_VERSION,
+    openapi: version,
     info,
     servers: options.servers !== undefined && options.servers.length > 0 ? options.servers.map((s) => ({ ...s })) : [{ url: "/" }],
     paths,

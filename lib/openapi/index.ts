@@ -5,6 +5,7 @@ export { docs, openApiDocument } from "./docs.js";
 export { checkRefIntegrity, findDanglingRefs } from "./ref-integrity.js";
 export { inferPathParamSchema, paramOverrideSchema } from "./path-params.js";
 export { deriveOperationId } from "./operation-id.js";
+export { OPENAPI_VERSIONS } from "./method-fields.js";
 export { DOCS_CSP, DOCS_PAGE_HEADERS, renderDocsPage } from "./docs-page.js";
 export type {
   DocsOptions,
@@ -24,4 +25,5 @@ export type {
   OpenApiSecurityScheme,
   OpenApiServer,
   OpenApiTag,
+  OpenApiVersion,
 } from "./types.js";

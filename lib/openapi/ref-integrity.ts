@@ -81,7 +81,16 @@ export function findDanglingRefs(doc: unknown): string[] {
       if (!isObject(item)) continue;
       for (const method of Object.keys(item)) {
         const op = item[method];
-        if (isObject(op)) checkRequirements(op["security"], `/paths/${escapeToken(path)}/${method}/security`);
+        if (!isObject(op)) continue;
+        if (method !== "additionalOperations") {
+          checkRequirements(op["security"], `/paths/${escapeToken(path)}/${method}/security`);
+          continue;
+        }
+        // 3.2: operations of other methods, one level down (`additionalOperations/PURGE`).
+        for (const other of Object.keys(op)) {
+          const extra = op[other];
+          if (isObject(extra)) checkRequirements(extra["security"], `/paths/${escapeToken(path)}/additionalOperations/${escapeToken(other)}/security`);
+        }
       }
     }
   }

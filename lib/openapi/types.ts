@@ -1,4 +1,4 @@
-// Types of the OpenAPI 3.1 document keel generates, and the options that shape it.
+// Types of the OpenAPI 3.1 / 3.2 document keel generates, and the options that shape it.
 import type { JsonSchema, Layer } from "../index.js";
 
 export interface OpenApiServer {
@@ -59,10 +59,16 @@ export interface OpenApiOperation {
   security?: OpenApiSecurityRequirement[];
 }
 
-/** The HTTP methods a 3.1 Path Item can hold (lowercase, as the keys are written). */
-export type OpenApiMethod = "get" | "put" | "post" | "delete" | "options" | "head" | "patch" | "trace";
+/** The HTTP methods a Path Item has a field for (lowercase, as the keys are written); `query` from 3.2 on. */
+export type OpenApiMethod = "get" | "put" | "post" | "delete" | "options" | "head" | "patch" | "trace" | "query";
 
-export type OpenApiPathItem = Partial<Record<OpenApiMethod, OpenApiOperation>>;
+/** The versions of the OpenAPI Specification keel writes. */
+export type OpenApiVersion = "3.1.0" | "3.2.0";
+
+export type OpenApiPathItem = Partial<Record<OpenApiMethod, OpenApiOperation>> & {
+  /** 3.2: operations of any other method, keyed by the method as sent (`PURGE`). */
+  additionalOperations?: Record<string, OpenApiOperation>;
+};
 
 export interface OpenApiTag {
   name: string;
@@ -87,6 +93,12 @@ export interface OpenApiDocument {
 }
 
 export interface OpenApiOptions {
+  /**
+   * The document's OpenAPI version (default "3.1.0"). "3.2.0" documents QUERY routes (`query`)
+   * and routes of any other method (`additionalOperations`); a 3.1 document cannot hold them, so
+   * building one with such a visible route throws, naming it.
+   */
+  openapi?: OpenApiVersion;
   /** info.title (default "keel API"). */
   title?: string;
   /** info.version (default "0.1.0"). */

@@ -2,6 +2,7 @@
 // probes), the buffered JSON logger, health checks, and runService() for the process around it
 // (flags and environment, cluster workers, signal handling, graceful drain).
 export { production, type Production, type ProductionOptions, type ProductionSpanOptions, type ProductionAccessLogOptions, type ProductionProbeOptions } from "./production.js";
+export { routesOutsideHttp1 } from "./unparsed-methods.js";
 export { accessLog, type AccessLogOptions, type TraceSampler } from "./observability/access-log.js";
 export { createBufferedLogger, isJsonLogger, parseLogLevel, type JsonLogger, type BufferedLogger, type BufferedLoggerOptions } from "./observability/json-logger.js";
 export { createLogDestination, type LogDestination, type LogDestinationOptions } from "./observability/log-destination.js";

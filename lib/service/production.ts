@@ -16,6 +16,7 @@ import { defined, isJsonLogger } from "../plugin.js";
 import { requestId, type RequestIdOptions } from "../shared/request-id.js";
 import { accessLog, type TraceSampler } from "./observability/access-log.js";
 import { createBufferedLogger } from "./observability/json-logger.js";
+import { warnUnparsedMethods } from "./unparsed-methods.js";
 import type { LogDestination } from "./observability/log-destination.js";
 import type { SpanSink } from "./observability/span.js";
 import { HealthChecks, type HealthCheck, type HealthCheckOptions } from "./probes/health-checks.js";
@@ -201,6 +202,7 @@ export function production(options: ProductionOptions): Production {
       for (const layer of layers) app.layer(layer);
       if (routes.length > 0) app.routes(routes);
       app.onShutdown(() => prod.flush());
+      app.onListen((started) => warnUnparsedMethods(started.routeTable(), started.runtime.logger));
       return app;
     },
     isRegistered: (app) => registered.has(app),

@@ -14,7 +14,10 @@
 //     compiler and the serializer, which are 11 KB of it);
 //   then +226 (hello 17,085) and +201 (kernel 32,307): one Accept parser, one tchar table and one
 //     JSON media-type test for the whole tree (each feature's own copy went; the kernel carries
-//     the shared ones).
+//     the shared ones);
+//   then +11 (hello 17,109; kernel unchanged within its budget): route.query, the builder for the
+//     QUERY method (issue 33; route.method("QUERY") was already there, the warning about methods
+//     node:http cannot deliver went to keel/service rather than the kernel's listen).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 // @ts-expect-error plain .mjs script without declarations
@@ -26,7 +29,7 @@ import { measureHelloApp } from "../../scripts/sizes.mjs";
 
 /** Bytes, minified + gzip -9. */
 const BUDGETS = {
-  helloApp: 17_100,
+  helloApp: 17_110,
   kernel: 32_400,
 } as const;
 
