@@ -4,7 +4,7 @@
 // zod, valibot and arktype are in standard-schema-peers.test.ts.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { App, cookie, created, form, header, json, path, query, route, silentLogger, t, type StandardSchemaV1 } from "../../lib/index.js";
+import { App, cookie, created, form, header, json, path, query, route, silentLogger, t, type StandardSchemaV1, type Static, type StaticInput } from "../../lib/index.js";
 import { openApiDocument } from "../../lib/openapi/index.js";
 import { multipart } from "../../lib/web/index.js";
 
@@ -227,6 +227,19 @@ describe("OpenAPI for Standard Schemas", () => {
     assert.throws(() => openApiDocument(app), /POST \/bare \(json body\): a bare schema offers no Standard JSON Schema/);
     const doc = openApiDocument(app, { unconstrainedSchemas: true });
     assert.deepEqual(plain(doc.paths["/bare"]!.post!.requestBody!.content["application/json"]!.schema), { description: "Validated by a bare schema, which offers no JSON Schema" });
+  });
+});
+
+describe("Standard Schema types", () => {
+  it("types the handler's argument with the schema's output and a typed client's input with its input", () => {
+    type Equal<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? true : false;
+    const digits = standard<string, number>((v) => ({ value: Number(v) }));
+    const ok1: Equal<Static<typeof digits>, number> = true;
+    const ok2: Equal<StaticInput<typeof digits>, string> = true;
+    const ok3: Equal<Static<ReturnType<typeof t.string>>, string> = true;
+    const e = path("id", digits);
+    const ok4: Equal<(typeof e)["__type"], number> = true;
+    assert.ok(ok1 && ok2 && ok3 && ok4);
   });
 });
 
