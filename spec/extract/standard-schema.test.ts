@@ -7,6 +7,7 @@ import { describe, it } from "node:test";
 import { App, cookie, created, form, header, json, path, query, route, silentLogger, t, type StandardSchemaV1, type Static, type StaticInput } from "../../lib/index.js";
 import { openApiDocument } from "../../lib/openapi/index.js";
 import { multipart } from "../../lib/web/index.js";
+import { toon } from "../../lib/toon/index.js";
 
 const plain = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
 type ErrorBody = { error: { type: string; fields?: Array<{ field: string; code: string; message: string }> } };
@@ -152,6 +153,22 @@ describe("Standard Schema in: multipart text fields", () => {
     assert.deepEqual(bad.json<ErrorBody>().error.fields, [{ field: "title", code: "invalid", message: "Required" }]);
     const schema = openApiDocument(app).paths["/up"]!.post!.requestBody!.content["multipart/form-data"]!.schema as { required?: string[] };
     assert.deepEqual(schema.required, ["title"]);
+  });
+});
+
+describe("Standard Schema in: toon bodies", () => {
+  const app = new App({ logger: silentLogger }).route(route.post("/t", [toon(standard<unknown, Signup>(signupCheck))], (b) => ({ email: b.email })));
+  const post = (text: string) => app.inject({ method: "POST", url: "/t", headers: { "content-type": "application/toon" }, body: text });
+
+  it("validates a decoded TOON body with the foreign schema", async () => {
+    assert.deepEqual((await post("email: A@B.io\npassword: long enough")).json(), { email: "a@b.io" });
+    const bad = await post("email: nope\npassword: x");
+    assert.equal(bad.status, 422);
+    assert.deepEqual(bad.json<ErrorBody>().error.fields!.map((f) => f.field), ["email", "password"]);
+  });
+
+  it("refuses a schema that is neither, naming the route", () => {
+    assert.throws(() => new App({ logger: silentLogger }).route(route.post("/t", [toon(new Map() as never)], () => "x")), /POST \/t: the schema of extractor toon is an instance of Map/);
   });
 });
 
