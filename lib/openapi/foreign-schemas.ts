@@ -34,3 +34,54 @@ export function documentedSchema(schema: AnySchema, direction: SchemaDirection, 
   const { $schema: _, ...rest } = out as Record<string, unknown>;
   return rest;
 }
+
+const COMPONENT = "#/components/schemas/";
+/** Deeper than this is a cyclic or absurd schema, not documentation. */
+const MAX_DEPTH = 200;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A component name from a `$defs` key or a route (`^[A-Za-z0-9._-]+$`). */
+export function componentName(text: string): string {
+  return text.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^_+|_+$/g, "") || "Schema";
+}
+
+/**
+ * A converted schema is a document of its own: its local references (`#/$defs/Tag`, `#` for
+ * recursion to its root) would point into the OpenAPI document once embedded. Its `$defs` become
+ * components (`#/components/schemas/Tag`; two different schemas under one name fail the
+ * document), and a root that refers to itself becomes the component `rootName`.
+ */
+export function hoistLocalRefs(schema: Record<string, unknown>, rootName: string, define: (name: string, schema: JsonSchema) => void): JsonSchema {
+  let usesRoot = false;
+  const defName = (pointer: string): string => componentName(decodeURIComponent(pointer).replace(/~1/g, "/").replace(/~0/g, "~"));
+  const rewrite = (node: unknown, depth: number): unknown => {
+    if (depth > MAX_DEPTH) throw new RangeError("keel openapi: a converted schema is nested too deeply (cyclic?)");
+    if (Array.isArray(node)) return node.map((n) => rewrite(n, depth + 1));
+    if (!isObject(node)) return node;
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(node)) {
+      const value = node[key];
+      if (key === "$defs" && depth === 0) continue;
+      if (key === "$ref" && typeof value === "string") {
+        if (value === "#") {
+          usesRoot = true;
+          out[key] = COMPONENT + rootName;
+          continue;
+        }
+        if (value.startsWith("#/$defs/")) {
+          out[key] = COMPONENT + defName(value.slice(8));
+          continue;
+        }
+      }
+      out[key] = rewrite(value, depth + 1);
+    }
+    return out;
+  };
+  const root = rewrite(schema, 0) as Record<string, unknown>;
+  const defs = schema["$defs"];
+  if (isObject(defs)) for (const name of Object.keys(defs)) define(defName(name), rewrite(defs[name], 1) as JsonSchema);
+  if (!usesRoot) return root;
+  define(rootName, root);
+  return { $ref: COMPONENT + rootName };
+}

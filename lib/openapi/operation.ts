@@ -6,7 +6,7 @@ import { defined, isResponseDoc } from "../plugin.js";
 import { errorResponse, statusDescription } from "./error-schemas.js";
 import { inferPathParamSchema, paramOverrideSchema, type PathTemplate } from "./path-params.js";
 import type { SchemaCollector } from "./schema-collector.js";
-import { documentedSchema } from "./foreign-schemas.js";
+import { componentName, documentedSchema, hoistLocalRefs } from "./foreign-schemas.js";
 import { isNegotiatedRoute, NEGOTIATED_MEDIA_TYPES } from "../shared/negotiated-route.js";
 import type { OpenApiOperation, OpenApiParameter, OpenApiRequestBody, OpenApiResponse, OpenApiSecurityRequirement } from "./types.js";
 
@@ -34,8 +34,14 @@ export interface OperationContext {
 /** Turns the schemas of one route into JSON Schema: another library's through its Standard JSON Schema. */
 type Documented = (schema: AnySchema, direction: "input" | "output", location: string) => JsonSchema;
 
-function documenter(def: RouteDefinition, pattern: string, context: OperationContext): Documented {
-  return (schema, direction, location) => documentedSchema(schema, direction, `${def.method} ${pattern} (${location})`, context.unconstrainedSchemas === true);
+function documenter(def: RouteDefinition, pattern: string, context: OperationContext, schemas: SchemaCollector): Documented {
+  return (schema, direction, location) => {
+    const out = documentedSchema(schema, direction, `${def.method} ${pattern} (${location})`, context.unconstrainedSchemas === true);
+    if (out === schema || typeof out !== "object") return out;
+    // Another library's JSON Schema: its own $defs and root references become components.
+    const rootName = componentName(`${def.method}_${pattern}_${location}`);
+    return hoistLocalRefs(out as Record<string, unknown>, rootName, (name, s) => schemas.define(name, s));
+  };
 }
 
 /** The layer descriptions that apply to `def` (global ones first, then the route's own), for its method. */
@@ -312,7 +318,7 @@ export function buildOperation(
   const layers = layerDocs(def, context);
   collectSchemes(def, layers, context.securitySchemes);
   const tagList = tags(def, pattern);
-  const doc = documenter(def, pattern, context);
+  const doc = documenter(def, pattern, context, schemas);
   const params = parameters(def, template, schemas, layers, context.maxParamLength, doc);
   const body = requestBody(def, schemas, doc);
   const security = securityRequirements(def, layers);

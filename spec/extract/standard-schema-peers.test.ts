@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, it } from "node:test";
 import { App, created, json, query, route, silentLogger, type StandardSchemaV1 } from "../../lib/index.js";
-import { openApiDocument } from "../../lib/openapi/index.js";
+import { findDanglingRefs, openApiDocument } from "../../lib/openapi/index.js";
 import { testPeer } from "../support/test-peers.js";
 
 const ZOD = "4.6.7";
@@ -127,5 +127,24 @@ describe("Standard Schema in: zod 4, valibot 1, arktype 2", { skip }, () => {
     assert.throws(() => openApiDocument(app), /GET \/items \(query\): a valibot schema offers no Standard JSON Schema/);
     const doc = openApiDocument(app, { unconstrainedSchemas: true });
     assert.deepEqual(doc.paths["/items"]!.get!.parameters, undefined); // an unconstrained query object has no named parameters
+  });
+  it("hoists a converted schema's $defs and root recursion into components (no dangling $ref)", async () => {
+    const { z } = (await load(zodDir!, "index.js")) as unknown as { z: Loose };
+    const Tag = z.object({ label: z.string() }).meta({ id: "Tag" });
+    const Post = z.object({ tags: z.array(Tag), main: Tag });
+    const Category: Loose = z.object({ name: z.string(), get children() { return z.array(Category); } });
+    const app = new App({ logger: silentLogger }).routes(
+      route.post("/posts", [json(Post)], () => "ok"),
+      route.post("/categories", [json(Category)], () => "ok"),
+    );
+    const doc = openApiDocument(app);
+    assert.deepEqual(findDanglingRefs(doc), []);
+    const schemas = JSON.parse(JSON.stringify(doc.components.schemas)) as Record<string, { properties?: Record<string, unknown> }>;
+    assert.deepEqual(schemas["Tag"], { type: "object", properties: { label: { type: "string" } }, required: ["label"] });
+    const post = JSON.parse(JSON.stringify(doc.paths["/posts"]!.post!.requestBody!.content["application/json"]!.schema)) as { properties: Record<string, unknown> };
+    assert.deepEqual(post.properties["main"], { $ref: "#/components/schemas/Tag" });
+    const category = doc.paths["/categories"]!.post!.requestBody!.content["application/json"]!.schema as { $ref: string };
+    const name = category.$ref.replace("#/components/schemas/", "");
+    assert.deepEqual(schemas[name]!.properties!["children"], { type: "array", items: { $ref: category.$ref } });
   });
 });
