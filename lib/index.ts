@@ -55,3 +55,4 @@ export { json, text, bytes, form, type BodyOptions, type JsonBodyOptions } from 
 export { state, requestContext, context, type RequestInfo } from "./extract/request.js";
 
 export { t, type Static, type TSchema, type JsonSchema } from "./schema/index.js";
+export type { AnySchema, StandardSchemaV1, StandardJSONSchemaV1, StaticInput } from "./schema/index.js";

@@ -20,7 +20,7 @@ export { parseMediaType } from "./core/content-type.js";
 export { parseQueryString } from "./core/query.js";
 export { BodyLimitError, declaredLength } from "./core/body.js";
 export { MissingValueError, type RequestInput } from "./core/extractor.js";
-export { runValidation } from "./extract/validate.js";
+export { runValidation, runStandard } from "./extract/validate.js";
 export { acceptQuality, acceptsIdentity, MAX_ACCEPT_ELEMENTS, parseAccept, parseQValue, rankMediaTypes, selectEncoding, selectMediaType, type AcceptRange } from "./util/accept.js";
 export { isJsonMediaType } from "./util/json-media-type.js";
 
@@ -41,6 +41,9 @@ export { isResponseDoc } from "./core/response-contract.js";
 // kernel's compiler parts an engine builds on.
 export { registerSchemaCompiler, useSchemas, compileSchema, makeValidate, namedSchemasWithin, DEFAULT_MAX_ERRORS, DEFAULT_MAX_REF_DEPTH, SchemaEngineRequired } from "./schema/index.js";
 export type { SchemaCompiler, CompileOptions, SchemaResolver, CompiledSchema, AsyncRuleAdapters, FieldError, JsonSchema, Static, TSchema } from "./schema/index.js";
+// Other libraries' schemas (Standard Schema): recognised, described; keel's own carry `~standard` too.
+export { foreignSchema, describeForeign, issueFields, issuePath, schemaProblem, withStandard, FOREIGN_ISSUE_CODE } from "./schema/index.js";
+export type { AnySchema, StandardSchemaV1, StandardJSONSchemaV1, StandardTypedV1, StaticInput } from "./schema/index.js";
 export { generateCheck, isGeneratable, coercerFor, setOwn, canonicalKey, jsonEqual, defaultMessages, requiredMessage, schemaMessage, codePointLength, isMultipleOf, type CodegenHost, type Coercer } from "./schema/index.js";
 export { formatFieldPath, mergeEvaluated, newEvaluated, ValidationState, type Check, type Evaluated } from "./schema/index.js";
 export { commonFormats, MAX_FORMAT_LENGTH, ASYNC_KEYWORD, SchemaAsyncRuleError, type SchemaFormatCheck, type AsyncRule } from "./schema/index.js";

@@ -77,6 +77,8 @@ const UNCOMPILED: Chain = () => {
  */
 function checkPathExtractors(def: RouteDefinition, paramNames: readonly string[]): void {
   for (const e of def.extractors) {
+    // A schema that is neither JSON Schema nor Standard Schema (the extractor says why).
+    if (e.doc.refused) throw new TypeError(`${def.method} ${def.path}: ${e.doc.refused}`);
     for (const p of e.doc.parameters ?? []) {
       if (p.in !== "path" || paramNames.includes(p.name)) continue;
       const has = paramNames.length === 0 ? "no parameters" : `only ${paramNames.map((n) => `{${n}}`).join(", ")}`;

@@ -3,7 +3,7 @@
 import type { Context } from "./context.js";
 import { isPromise } from "../util/is-promise.js";
 import { ApiError } from "./errors.js";
-import type { JsonSchema } from "../schema/index.js";
+import type { AnySchema } from "../schema/index.js";
 
 export type ParamLocation = "path" | "query" | "header" | "cookie";
 
@@ -11,14 +11,16 @@ export interface OpenApiParameterDoc {
   in: ParamLocation;
   name: string;
   required: boolean;
-  schema?: JsonSchema;
+  /** JSON Schema, or another library's Standard Schema (documented through Standard JSON Schema). */
+  schema?: AnySchema;
   description?: string;
 }
 
 export interface OpenApiBodyDoc {
   /** Media types accepted, first is the primary one. */
   contentTypes: readonly string[];
-  schema?: JsonSchema;
+  /** JSON Schema, or another library's Standard Schema (documented through Standard JSON Schema). */
+  schema?: AnySchema;
   required: boolean;
 }
 
@@ -26,7 +28,7 @@ export interface OpenApiBodyDoc {
 export interface ExtractorDoc {
   parameters?: readonly OpenApiParameterDoc[];
   /** A schema whose properties are query parameters (from `query(schema)`). */
-  querySchema?: JsonSchema;
+  querySchema?: AnySchema;
   body?: OpenApiBodyDoc;
   /** Security requirement names (filled by auth extractors). */
   security?: readonly string[];
@@ -34,6 +36,8 @@ export interface ExtractorDoc {
   securitySchemes?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** Statuses this extractor can answer with (400, 401, 415, 422...). */
   errorStatuses?: readonly number[];
+  /** Why its schema was refused (neither JSON Schema nor Standard Schema): App.route throws, naming the route. */
+  refused?: string;
 }
 
 /** Raised when a value is absent; `optional(e)` turns exactly this into `undefined`. */

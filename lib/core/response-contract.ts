@@ -27,7 +27,7 @@ export function isResponseDoc(v: ResponseValue): v is ResponseDoc {
 }
 
 /** The JSON schema a declared response gives its body, if any (a plain string is a description). */
-export function responseSchema(status: number, value: ResponseValue): JsonSchema | undefined {
+export function responseSchema(status: number, value: ResponseValue): ResponseDoc["schema"] {
   if (typeof value === "string" || NO_CONTENT.has(status)) return undefined;
   if (!isResponseDoc(value)) return value;
   if (value.contentType !== undefined && !isJsonMediaType(value.contentType)) return undefined;
@@ -62,8 +62,8 @@ export class ResponseContract {
       try {
         writers.push({
           status,
-          serialize: compilers.serializer(schema),
-          validator: validation === "full" ? compilers.validator(schema, { formats: "assert" }) : null,
+          serialize: compilers.serializer(schema as JsonSchema),
+          validator: validation === "full" ? compilers.validator(schema as JsonSchema, { formats: "assert" }) : null,
         });
       } catch (err) {
         throw new TypeError(`${where}: response ${status} schema cannot be compiled: ${(err as Error).message}`);

@@ -1,7 +1,7 @@
 // Route declarations: method, path, OpenAPI metadata, a tuple of extractors (up to 16) and a
 // handler whose parameter types are inferred from that tuple.
 import type { AnyExtractor, ExtractedType } from "./extractor.js";
-import type { JsonSchema, Static } from "../schema/index.js";
+import type { AnySchema, Static } from "../schema/index.js";
 import type { Context } from "./context.js";
 import type { Reply, ReplyBody } from "./reply.js";
 import type { WebSocketConnection } from "./upgrade.js";
@@ -17,12 +17,13 @@ export type ParamOverride = "uuid" | "integer" | "int" | "int64" | "int32" | "st
 
 export interface ResponseDoc {
   description?: string;
-  schema?: JsonSchema;
+  /** JSON Schema (`t`), or any Standard Schema: it validates the reply, and its value is what is sent. */
+  schema?: AnySchema;
   contentType?: string;
 }
 
 /** A declared response: its body's schema, a fuller description, or just a description (no body). */
-export type ResponseValue = JsonSchema | ResponseDoc | string;
+export type ResponseValue = AnySchema | ResponseDoc | string;
 /** status -> declared response. */
 export type Responses = Readonly<Record<number, ResponseValue>>;
 

@@ -5,9 +5,9 @@ import { isJsonMediaType } from "../util/json-media-type.js";
 import { ApiError } from "../core/errors.js";
 import { parseJsonText } from "../core/json-body.js";
 import { parseQueryString, type ParamMap } from "../core/query.js";
-import { compileSchema, type JsonSchema, type Static } from "../schema/index.js";
+import type { AnySchema, Static, StaticInput } from "../schema/index.js";
 import { Extractor, MissingValueError } from "../core/extractor.js";
-import { runValidation } from "./validate.js";
+import { refusedSchema, runStandard, runValidation, schemaCheck } from "./validate.js";
 import { defined } from "../util/defined.js";
 
 export interface BodyOptions {
@@ -53,23 +53,25 @@ function readJson(ctx: Context, maxElements: number, after?: (value: unknown) =>
 
 const readJsonWithAppLimit = (ctx: Context): Promise<unknown> => readJson(ctx, -1);
 
-/** A JSON body (`application/json` or `application/*+json`, else 415), validated by `schema` (failure: 422). */
+/**
+ * A JSON body (`application/json` or `application/*+json`, else 415), validated by `schema`
+ * (failure: 422): a JSON Schema (`t`), or any Standard Schema (zod, valibot, arktype, ...), whose
+ * validated value is what the handler gets.
+ */
 export function json(): Extractor<unknown, true, { body: { type: "json"; value: unknown } }>;
-export function json<const S extends JsonSchema>(schema: S, options?: JsonBodyOptions): Extractor<Static<S>, true, { body: { type: "json"; value: Static<S> } }>;
-export function json(schema?: JsonSchema, options: JsonBodyOptions = {}): Extractor<unknown, true, any> {
+export function json<const S extends AnySchema>(schema: S, options?: JsonBodyOptions): Extractor<Static<S>, true, { body: { type: "json"; value: StaticInput<S> } }>;
+export function json(schema?: AnySchema, options: JsonBodyOptions = {}): Extractor<unknown, true, any> {
   const body = { contentTypes: ["application/json"], required: true, ...defined({ schema }) };
   const maxElements = options.maxElements ?? -1;
   if (maxElements !== -1 && (!Number.isSafeInteger(maxElements) || maxElements < 1)) {
     throw new TypeError(`json(): maxElements must be a positive integer, got ${String(maxElements)}`);
   }
   if (schema === undefined) return new Extractor("json", readJsonWithAppLimit, true, { body, errorStatuses: [400, 413, 415] });
-  const compiled = compileSchema(schema, { useDefaults: options.useDefaults === true });
-  return new Extractor(
-    "json",
-    (ctx) => readJson(ctx, maxElements, (v) => runValidation(compiled, v, ctx, "")),
-    true,
-    { body, errorStatuses: [400, 413, 415, 422] },
-  );
+  const { compiled, foreign, refused } = schemaCheck("json", schema, { useDefaults: options.useDefaults === true });
+  const doc = { body, errorStatuses: [400, 413, 415, 422] };
+  if (refused !== undefined) return new Extractor("json", refusedSchema(refused), true, { ...doc, refused });
+  if (foreign !== null) return new Extractor("json", (ctx) => readJson(ctx, maxElements, (v) => runStandard(foreign, v, "")), true, doc);
+  return new Extractor("json", (ctx) => readJson(ctx, maxElements, (v) => runValidation(compiled!, v, ctx, "")), true, doc);
 }
 
 /** A text body (`text/*` or no content-type, else 415) that must be valid UTF-8 (else 400). */
@@ -108,17 +110,18 @@ function readForm(ctx: Context): Promise<ParamMap> {
   });
 }
 
-/** An urlencoded form body (else 415), coerced and validated by `schema` (failure: 422). */
+/**
+ * An urlencoded form body (else 415), coerced and validated by `schema` (failure: 422). A
+ * Standard Schema gets the fields as strings (arrays for repeated names) unless it coerces.
+ */
 export function form(): Extractor<ParamMap, true, { body: { type: "form"; value: Record<string, string | readonly string[]> } }>;
-export function form<const S extends JsonSchema>(schema: S, options?: BodyOptions): Extractor<Static<S>, true, { body: { type: "form"; value: Static<S> } }>;
-export function form(schema?: JsonSchema, options: BodyOptions = {}): Extractor<unknown, true, any> {
+export function form<const S extends AnySchema>(schema: S, options?: BodyOptions): Extractor<Static<S>, true, { body: { type: "form"; value: StaticInput<S> } }>;
+export function form(schema?: AnySchema, options: BodyOptions = {}): Extractor<unknown, true, any> {
   const body = { contentTypes: ["application/x-www-form-urlencoded"], required: true, ...defined({ schema }) };
   if (schema === undefined) return new Extractor("form", readForm, true, { body, errorStatuses: [400, 413, 415] });
-  const compiled = compileSchema(schema, { coerce: true, useDefaults: options.useDefaults === true });
-  return new Extractor(
-    "form",
-    (ctx) => readForm(ctx).then((v) => runValidation(compiled, compiled.coerce(v), ctx, "")),
-    true,
-    { body, errorStatuses: [400, 413, 415, 422] },
-  );
+  const { compiled, foreign, refused } = schemaCheck("form", schema, { coerce: true, useDefaults: options.useDefaults === true });
+  const doc = { body, errorStatuses: [400, 413, 415, 422] };
+  if (refused !== undefined) return new Extractor("form", refusedSchema(refused), true, { ...doc, refused });
+  if (foreign !== null) return new Extractor("form", (ctx) => readForm(ctx).then((v) => runStandard(foreign, v, "")), true, doc);
+  return new Extractor("form", (ctx) => readForm(ctx).then((v) => runValidation(compiled!, compiled!.coerce(v), ctx, "")), true, doc);
 }

@@ -59,6 +59,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], options
     globalLayers: describedLayers(options.layers ?? []),
     maxParamLength: options.maxParamLength ?? DEFAULT_MAX_PARAM_LENGTH,
     securitySchemes: new Map(),
+    unconstrainedSchemas: options.unconstrainedSchemas === true,
   };
   const operations: OpenApiOperation[] = [];
   planned.forEach((p, i) => {

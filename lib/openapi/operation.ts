@@ -1,11 +1,12 @@
 // One route -> one OpenAPI Operation: parameters (path, query, header, cookie, and those layers
 // read), request body, responses (declared ones, plus the uniform error body for every status the
 // extractors, the router and the layers around the route can answer with), security.
-import { type JsonSchema, type Layer, layerDoc, type LayerDoc, type OpenApiParameterDoc, type ResponseDoc, type ResponseValue, type RouteDefinition } from "../index.js";
+import { type AnySchema, type JsonSchema, type Layer, layerDoc, type LayerDoc, type OpenApiParameterDoc, type ResponseDoc, type ResponseValue, type RouteDefinition } from "../index.js";
 import { defined, isResponseDoc } from "../plugin.js";
 import { errorResponse, statusDescription } from "./error-schemas.js";
 import { inferPathParamSchema, paramOverrideSchema, type PathTemplate } from "./path-params.js";
 import type { SchemaCollector } from "./schema-collector.js";
+import { componentName, documentedSchema, hoistLocalRefs } from "./foreign-schemas.js";
 import { isNegotiatedRoute, NEGOTIATED_MEDIA_TYPES } from "../shared/negotiated-route.js";
 import type { OpenApiOperation, OpenApiParameter, OpenApiRequestBody, OpenApiResponse, OpenApiSecurityRequirement } from "./types.js";
 
@@ -26,6 +27,21 @@ export interface OperationContext {
   readonly maxParamLength: number;
   /** Security schemes met while building (from extractors and layers), by name. */
   readonly securitySchemes: Map<string, Readonly<Record<string, unknown>>>;
+  /** Document a foreign schema that offers no JSON Schema as unconstrained (else: an error naming it). */
+  readonly unconstrainedSchemas?: boolean;
+}
+
+/** Turns the schemas of one route into JSON Schema: another library's through its Standard JSON Schema. */
+type Documented = (schema: AnySchema, direction: "input" | "output", location: string) => JsonSchema;
+
+function documenter(def: RouteDefinition, pattern: string, context: OperationContext, schemas: SchemaCollector): Documented {
+  return (schema, direction, location) => {
+    const out = documentedSchema(schema, direction, `${def.method} ${pattern} (${location})`, context.unconstrainedSchemas === true);
+    if (out === schema || typeof out !== "object") return out;
+    // Another library's JSON Schema: its own $defs and root references become components.
+    const rootName = componentName(`${def.method}_${pattern}_${location}`);
+    return hoistLocalRefs(out as Record<string, unknown>, rootName, (name, s) => schemas.define(name, s));
+  };
 }
 
 /** The layer descriptions that apply to `def` (global ones first, then the route's own), for its method. */
@@ -57,13 +73,13 @@ function paramKey(location: string, name: string): string {
   return location + ":" + (location === "header" ? name.toLowerCase() : name);
 }
 
-function pathParameters(def: RouteDefinition, template: PathTemplate, docs: readonly OpenApiParameterDoc[], schemas: SchemaCollector, maxLength: number): OpenApiParameter[] {
+function pathParameters(def: RouteDefinition, template: PathTemplate, docs: readonly OpenApiParameterDoc[], schemas: SchemaCollector, maxLength: number, doc: Documented): OpenApiParameter[] {
   return template.params.map((p) => {
     const override = def.meta.params?.[p.routeName] ?? def.meta.params?.[p.name];
     const fromExtractor = docs.find((d) => d.in === "path" && (d.name === p.routeName || d.name === p.name));
     let schema: JsonSchema;
     if (override !== undefined) schema = paramOverrideSchema(override);
-    else if (fromExtractor?.schema !== undefined) schema = schemas.convert(fromExtractor.schema);
+    else if (fromExtractor?.schema !== undefined) schema = schemas.convert(doc(fromExtractor.schema, "input", `path parameter ${p.name}`));
     else schema = inferPathParamSchema(p.name);
     // The router answers 400 to a longer value: say so where the value is a plain string.
     if (!p.wildcard && isObject(schema) && schema["type"] === "string" && schema["maxLength"] === undefined) schema = { ...schema, maxLength };
@@ -89,9 +105,9 @@ function queryParameters(querySchema: JsonSchema, schemas: SchemaCollector): Ope
   });
 }
 
-function parameters(def: RouteDefinition, template: PathTemplate, schemas: SchemaCollector, layers: readonly LayerDoc[], maxParamLength: number): OpenApiParameter[] {
+function parameters(def: RouteDefinition, template: PathTemplate, schemas: SchemaCollector, layers: readonly LayerDoc[], maxParamLength: number, doc: Documented): OpenApiParameter[] {
   const docs = def.extractors.flatMap((e) => e.doc.parameters ?? []);
-  const out = pathParameters(def, template, docs, schemas, maxParamLength);
+  const out = pathParameters(def, template, docs, schemas, maxParamLength, doc);
   const seen = new Set(out.map((p) => paramKey(p.in, p.name)));
   const add = (p: OpenApiParameter): void => {
     const key = paramKey(p.in, p.name);
@@ -100,14 +116,14 @@ function parameters(def: RouteDefinition, template: PathTemplate, schemas: Schem
     out.push(p);
   };
   for (const e of def.extractors) {
-    if (e.doc.querySchema !== undefined) for (const p of queryParameters(e.doc.querySchema, schemas)) add(p);
+    if (e.doc.querySchema !== undefined) for (const p of queryParameters(doc(e.doc.querySchema, "input", "query"), schemas)) add(p);
     for (const d of e.doc.parameters ?? []) {
       if (d.in === "path") continue;
       const p: OpenApiParameter = {
         name: d.in === "header" ? d.name.toLowerCase() : d.name,
         in: d.in,
         required: d.required,
-        schema: d.schema === undefined ? { type: "string" } : schemas.convert(d.schema),
+        schema: d.schema === undefined ? { type: "string" } : schemas.convert(doc(d.schema, "input", `${d.in} ${d.name}`)),
       };
       if (d.description !== undefined) p.description = d.description;
       add(p);
@@ -116,7 +132,7 @@ function parameters(def: RouteDefinition, template: PathTemplate, schemas: Schem
   for (const layer of layers) {
     for (const d of layer.parameters ?? []) {
       if (d.in === "path") continue;
-      const p: OpenApiParameter = { name: d.in === "header" ? d.name.toLowerCase() : d.name, in: d.in, required: d.required, schema: d.schema ?? { type: "string" } };
+      const p: OpenApiParameter = { name: d.in === "header" ? d.name.toLowerCase() : d.name, in: d.in, required: d.required, schema: d.schema === undefined ? { type: "string" } : doc(d.schema, "input", `${d.in} ${d.name}`) };
       if (d.description !== undefined) p.description = d.description;
       add(p);
     }
@@ -124,12 +140,13 @@ function parameters(def: RouteDefinition, template: PathTemplate, schemas: Schem
   return out;
 }
 
-function requestBody(def: RouteDefinition, schemas: SchemaCollector): OpenApiRequestBody | undefined {
+function requestBody(def: RouteDefinition, schemas: SchemaCollector, doc: Documented): OpenApiRequestBody | undefined {
   for (const e of def.extractors) {
     const body = e.doc.body;
     if (body === undefined) continue;
     const content: OpenApiRequestBody["content"] = Object.create(null);
-    for (const type of body.contentTypes) content[type] = body.schema === undefined ? {} : { schema: schemas.convert(body.schema) };
+    const schema = body.schema === undefined ? undefined : schemas.convert(doc(body.schema, "input", `${e.label} body`));
+    for (const type of body.contentTypes) content[type] = schema === undefined ? {} : { schema };
     return { required: body.required, content };
   }
   return undefined;
@@ -144,14 +161,14 @@ const NEGOTIATION_HEADERS: NonNullable<OpenApiResponse["headers"]> = {
   "x-token-savings": { description: "Percent of tokens TOON saves over JSON (negative when larger)", schema: { type: "integer" } },
 };
 
-function declaredResponse(status: number, value: ResponseValue, schemas: SchemaCollector, negotiated: boolean): OpenApiResponse {
+function declaredResponse(status: number, value: ResponseValue, schemas: SchemaCollector, negotiated: boolean, documented: Documented): OpenApiResponse {
   // A description alone: an error status has the uniform error body, any other none.
   if (typeof value === "string") return status >= 400 ? { ...errorResponse(status), description: value } : { description: value };
   const doc: ResponseDoc = isResponseDoc(value) ? value : { schema: value };
   if (doc.schema === undefined && status >= 400) return { ...errorResponse(status), ...defined({ description: doc.description }) };
   const response: OpenApiResponse = { description: doc.description ?? statusDescription(String(status)) };
   if (doc.schema !== undefined && !NO_CONTENT.has(status) && status >= 200) {
-    const schema = schemas.convert(doc.schema);
+    const schema = schemas.convert(documented(doc.schema, "output", `response ${status}`));
     if (negotiated && status < 300 && doc.contentType === undefined) {
       // Content negotiation: the same value as JSON or TOON, chosen by Accept.
       response.content = {};
@@ -169,7 +186,7 @@ const CHALLENGE_HEADER = { description: "The authentication challenge (scheme an
 /** Statuses a body extractor can answer with: malformed (400), too large (413), wrong media type (415). */
 const BODY_STATUSES = [400, 413, 415];
 
-function responses(def: RouteDefinition, template: PathTemplate, schemas: SchemaCollector, layers: readonly LayerDoc[]): Record<string, OpenApiResponse> {
+function responses(def: RouteDefinition, template: PathTemplate, schemas: SchemaCollector, layers: readonly LayerDoc[], doc: Documented): Record<string, OpenApiResponse> {
   const byStatus = new Map<number, OpenApiResponse>();
   const declared = def.meta.responses ?? {};
   const negotiated = isNegotiatedRoute(def.meta);
@@ -177,7 +194,7 @@ function responses(def: RouteDefinition, template: PathTemplate, schemas: Schema
     const status = Number(key);
     const value = declared[status];
     if (!Number.isInteger(status) || value === undefined) continue;
-    byStatus.set(status, declaredResponse(status, value, schemas, negotiated));
+    byStatus.set(status, declaredResponse(status, value, schemas, negotiated, doc));
   }
   const errorStatuses = new Set(def.extractors.flatMap((e) => e.doc.errorStatuses ?? []));
   if (def.extractors.some((e) => e.doc.body !== undefined)) for (const s of BODY_STATUSES) errorStatuses.add(s);
@@ -301,8 +318,9 @@ export function buildOperation(
   const layers = layerDocs(def, context);
   collectSchemes(def, layers, context.securitySchemes);
   const tagList = tags(def, pattern);
-  const params = parameters(def, template, schemas, layers, context.maxParamLength);
-  const body = requestBody(def, schemas);
+  const doc = documenter(def, pattern, context, schemas);
+  const params = parameters(def, template, schemas, layers, context.maxParamLength, doc);
+  const body = requestBody(def, schemas, doc);
   const security = securityRequirements(def, layers);
   const meta = def.meta;
   // Spread in the order the keys read best in the JSON.
@@ -314,7 +332,7 @@ export function buildOperation(
     ...(meta.deprecated === true ? { deprecated: true } : {}),
     ...(params.length > 0 ? { parameters: params } : {}),
     ...(body !== undefined ? { requestBody: body } : {}),
-    responses: responses(def, template, schemas, layers),
+    responses: responses(def, template, schemas, layers, doc),
     // Any one of the requirement objects satisfies the operation (`{}`: anonymous callers too).
     ...(security.length > 0 ? { security } : {}),
   };

@@ -120,6 +120,12 @@ export interface OpenApiOptions {
   layers?: readonly Layer[];
   /** The router's longest path parameter (default 100; docs() passes the app's). */
   maxParamLength?: number;
+  /**
+   * Another library's schema (Standard Schema) is documented from its Standard JSON Schema. One
+   * that offers none makes the document fail, naming the route and the schema; true documents
+   * it as an unconstrained schema instead.
+   */
+  unconstrainedSchemas?: boolean;
 }
 
 export interface DocsOptions extends OpenApiOptions {

@@ -9,6 +9,7 @@ import type { JsonSchema, Static, TSchema } from "./types.js";
 import type { AsyncRule } from "./async-rule.js";
 import { isOptionalSchema, kOptional, kRefTarget, kSchemaName, schemaName, type TOptional } from "./schema-marks.js";
 import { useSchemas } from "./use-schemas.js";
+import { withStandard } from "./standard-out.js";
 
 export { isOptionalSchema, kOptional, kRefTarget, kSchemaName, refTarget, schemaName, type TOptional } from "./schema-marks.js";
 
@@ -85,7 +86,7 @@ const IMMEDIATE_KEYS = [
 /** Copies standard keywords and turns the spec's rule options into keywords plus `x-messages`. */
 function build<T>(base: Record<string, unknown>, options: object | undefined): TSchema<T> {
   useSchemas();
-  const out: Record<string, unknown> = base;
+  const out: Record<string, unknown> = withStandard(base);
   if (options === undefined) return out as TSchema<T>;
   const o = options as Record<string, unknown> & StringOptions & NumberOptions;
   for (const key of IMMEDIATE_KEYS) if (o[key] !== undefined) out[key] = o[key];
@@ -181,20 +182,20 @@ export const t = {
   nullable: <S extends JsonSchema>(schema: S): TSchema<Static<S> | null> => {
     useSchemas();
     if (typeof schema === "object" && typeof schema["type"] === "string" && schema["enum"] === undefined && schema["const"] === undefined) {
-      return { ...schema, type: [schema["type"], "null"] } as unknown as TSchema<Static<S> | null>;
+      return withStandard({ ...schema, type: [schema["type"], "null"] }) as unknown as TSchema<Static<S> | null>;
     }
-    return { anyOf: [schema, { type: "null" }] } as unknown as TSchema<Static<S> | null>;
+    return withStandard({ anyOf: [schema, { type: "null" }] }) as unknown as TSchema<Static<S> | null>;
   },
 
   /** Marks an object property as optional (may be missing). */
-  optional: <S extends { readonly [k: string]: unknown }>(schema: S): TOptional<S> => ({ ...schema, [kOptional]: true }) as TOptional<S>,
+  optional: <S extends { readonly [k: string]: unknown }>(schema: S): TOptional<S> => withStandard({ ...schema, [kOptional]: true }) as TOptional<S>,
 
   /** Gives a schema a component name: OpenAPI emits it once under components.schemas and `$ref`s it. */
   named: <S extends JsonSchema>(name: string, schema: S): S => {
     useSchemas();
     if (!/^[A-Za-z0-9._-]+$/.test(name)) throw new TypeError(`schema name ${JSON.stringify(name)} must match [A-Za-z0-9._-]+`);
     const base: object = typeof schema === "boolean" ? (schema ? {} : { not: {} }) : schema;
-    return { ...base, [kSchemaName]: name } as unknown as S;
+    return withStandard({ ...base, [kSchemaName]: name }) as unknown as S;
   },
 
   /** `$ref` to a named schema: pass the schema itself, or its name (recursive schemas; compile with `components`). */
@@ -204,13 +205,13 @@ export const t = {
     if (name === undefined) throw new TypeError("t.ref needs a schema made with t.named(...) or a schema name");
     const out: Record<string, unknown> = { $ref: `#/components/schemas/${name}` };
     if (typeof target !== "string") Object.defineProperty(out, kRefTarget, { value: target, enumerable: false });
-    return out as TSchema<Static<S>>;
+    return withStandard(out) as TSchema<Static<S>>;
   },
 
   /** Attach a static type to a raw JSON Schema. */
   unsafe: <T>(schema: Record<string, unknown>): TSchema<T> => {
     useSchemas();
-    return schema as TSchema<T>;
+    return withStandard(schema) as TSchema<T>;
   },
 } as const;
 

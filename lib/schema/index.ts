@@ -1,7 +1,9 @@
 // The kernel's schema module, for the kernel's own files (core, extract) and lib/index.ts and
 // lib/plugin.ts: the `t` builder, compileSchema (kernel engine, or keel/schema's once registered),
 // the response serializer. Not a public entry: keel/schema is lib/json-schema/.
-export type { AsyncRuleAdapters, CompiledSchema, CompileOptions, FieldError, JsonSchema, SchemaResolver, Static, TSchema } from "./types.js";
+export type { AnySchema, AsyncRuleAdapters, CompiledSchema, CompileOptions, FieldError, JsonSchema, SchemaResolver, StandardJSONSchemaV1, StandardSchemaV1, StandardTypedV1, Static, StaticInput, TSchema } from "./types.js";
+export { describeForeign, FOREIGN_ISSUE_CODE, foreignSchema, issueFields, issuePath, MAX_FOREIGN_ISSUES, schemaProblem } from "./foreign-schema.js";
+export { withStandard } from "./standard-out.js";
 export type { ArrayOptions, NumberOptions, ObjectOptions, ObjectStatic, SchemaAnnotations, StringOptions, TOptional } from "./builder.js";
 export { isOptionalSchema, kOptional, kSchemaName, refTarget, schemaName, t } from "./builder.js";
 export { compileSchema, useSchemas } from "./use-schemas.js";

@@ -1,17 +1,41 @@
 // Public types of the schema module: the JSON Schema value, the phantom static type carried by
 // `t` schemas, field errors and the compiled-validator contract.
 import type { JsonSchema } from "./json-schema.js";
+import type { StandardJSONSchemaV1, StandardSchemaV1 } from "./standard-schema.js";
 
 export type { JsonSchema };
+export type { StandardJSONSchemaV1, StandardSchemaV1, StandardTypedV1 } from "./standard-schema.js";
+
+/** What keel's extractors and declared responses take: a JSON Schema (`t` included) or any Standard Schema. */
+export type AnySchema = JsonSchema | StandardSchemaV1;
 
 /** Phantom key: exists only in types, never on the runtime object. */
 export declare const kStatic: unique symbol;
 
-/** A schema object that also carries the TypeScript type of the values it accepts. */
-export type TSchema<T = unknown> = { readonly [k: string]: unknown } & { readonly [kStatic]: T };
+/**
+ * A schema object that also carries the TypeScript type of the values it accepts. At run time it
+ * is a plain JSON Schema with a non-enumerable `~standard` (Standard Schema and Standard JSON
+ * Schema, vendor "keel"), invisible to JSON and to `Object.keys`.
+ */
+export type TSchema<T = unknown> = { readonly [k: string]: unknown } & { readonly [kStatic]: T } & {
+  readonly "~standard": StandardSchemaV1.Props<T> & StandardJSONSchemaV1.Props<T>;
+};
 
-/** Static type of a `t` schema; `unknown` for raw JSON Schema. */
-export type Static<S> = S extends { readonly [kStatic]: infer T } ? T : unknown;
+type StandardTypes<S> = S extends { readonly "~standard": { readonly types?: infer X } } ? NonNullable<X> : never;
+
+/** Static type of a `t` schema; a Standard Schema's output type; `unknown` for raw JSON Schema. */
+export type Static<S> = S extends { readonly [kStatic]: infer T }
+  ? T
+  : [StandardTypes<S>] extends [never]
+    ? unknown
+    : StandardTypes<S> extends { readonly output: infer O } ? O : unknown;
+
+/** What a client sends for a schema: a Standard Schema's input type, else `Static<S>`. */
+export type StaticInput<S> = S extends { readonly [kStatic]: infer T }
+  ? T
+  : [StandardTypes<S>] extends [never]
+    ? unknown
+    : StandardTypes<S> extends { readonly input: infer I } ? I : unknown;
 
 /** One failed rule (SPEC "Validation field item"). `field` is "" for the root value; callers prefix. */
 export interface FieldError {

@@ -2,10 +2,12 @@
 // serializer and compileSchema (which uses keel/schema's engine once that is registered). Called
 // by whatever builds or compiles an app's schema: each `t` builder, the public compileSchema (the
 // schema extractors, features, keel/schema), keel/schema's entry. One boolean test after the
-// first call.
+// first call. Another library's schema (Standard Schema) gets a serializer that validates with it.
 import { installContractCompilers } from "./contract-compilers.js";
 import { compileSchema as compileValidator } from "./compile.js";
 import { compileSerializer } from "./serializer.js";
+import { foreignSchema, schemaProblem } from "./foreign-schema.js";
+import { foreignSerializer, foreignValidator } from "./foreign-serializer.js";
 import type { CompiledSchema, CompileOptions, JsonSchema, Static } from "./types.js";
 
 let done = false;
@@ -13,7 +15,18 @@ let done = false;
 export function useSchemas(): void {
   if (done) return;
   done = true;
-  installContractCompilers({ serializer: compileSerializer, validator: compileValidator });
+  installContractCompilers({
+    serializer: (schema) => {
+      const foreign = foreignSchema(schema);
+      if (foreign !== null) return foreignSerializer(foreign);
+      const problem = schemaProblem(schema);
+      if (problem !== undefined) throw new TypeError(`the schema ${problem}`);
+      return compileSerializer(schema);
+    },
+    validator: (schema, options) => {
+      return foreignSchema(schema) !== null ? foreignValidator : compileValidator(schema, options);
+    },
+  });
 }
 
 /**

@@ -4,7 +4,7 @@
 // JSON bodies, a `__proto__` key or a `constructor.prototype` pair is refused with 400.
 import { isUtf8 } from "node:buffer";
 import { ApiError, type BodyOptions, type Context, Extractor, type JsonSchema, type Static } from "../index.js";
-import { compileSchema, defined, MissingValueError, runValidation } from "../plugin.js";
+import { compileSchema, defined, foreignSchema, MissingValueError, runStandard, runValidation, schemaProblem, type AnySchema } from "../plugin.js";
 import { TOON_MEDIA_TYPE, TOON_MEDIA_TYPES, TOON_TEXT_MEDIA_TYPE } from "./negotiate.js";
 import { decodeToon, ToonError } from "./codec/index.js";
 
@@ -76,17 +76,30 @@ function readToon(ctx: Context, strict: boolean): Promise<unknown> {
 
 /**
  * A TOON body (`application/toon` or `text/toon`, else 415), decoded (malformed: 400 naming the
- * line and column), validated by `schema` (failure: 422). Decoded objects have null prototypes.
+ * line and column), validated by `schema` (failure: 422): a JSON Schema (`t`) or any Standard
+ * Schema, as json() takes. Decoded objects have null prototypes.
  */
 export function toon(): Extractor<unknown, true>;
-export function toon<const S extends JsonSchema>(schema: S, options?: ToonBodyOptions): Extractor<Static<S>, true>;
-export function toon(schema?: JsonSchema, options: ToonBodyOptions = {}): Extractor<unknown, true> {
+export function toon<const S extends AnySchema>(schema: S, options?: ToonBodyOptions): Extractor<Static<S>, true>;
+export function toon(schema?: AnySchema, options: ToonBodyOptions = {}): Extractor<unknown, true> {
   const strict = options.strict !== false;
   const body = { contentTypes: TOON_MEDIA_TYPES, required: true, ...defined({ schema }) };
   if (schema === undefined) {
     return new Extractor("toon", (ctx) => readToon(ctx, strict), true, { body, errorStatuses: [400, 413, 415] });
   }
-  const compiled = compileSchema(schema, { useDefaults: options.useDefaults === true });
+  const problem = schemaProblem(schema);
+  if (problem !== undefined) {
+    const refused = `the schema of extractor toon ${problem}`;
+    const fail = (): never => {
+      throw ApiError.internal("Internal server error", { detail: refused });
+    };
+    return new Extractor("toon", fail, true, { body, errorStatuses: [400, 413, 415, 422], refused });
+  }
+  const foreign = foreignSchema(schema);
+  if (foreign !== null) {
+    return new Extractor("toon", (ctx) => readToon(ctx, strict).then((v) => runStandard(foreign, v, "")), true, { body, errorStatuses: [400, 413, 415, 422] });
+  }
+  const compiled = compileSchema(schema as JsonSchema, { useDefaults: options.useDefaults === true });
   return new Extractor(
     "toon",
     (ctx) => readToon(ctx, strict).then((v) => runValidation(compiled, v, ctx, "")),

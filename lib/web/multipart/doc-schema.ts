@@ -1,10 +1,23 @@
 // The OpenAPI picture of a multipart body: one object whose properties are the text fields (from
 // the fields schema) and the declared file fields as `{ type: "string", format: "binary" }`.
-import type { JsonSchema } from "../../index.js";
+import type { AnySchema, JsonSchema, StandardJSONSchemaV1 } from "../../index.js";
+import { foreignSchema } from "../../plugin.js";
 
-export function multipartDocSchema(fields: JsonSchema | undefined, fileNames: readonly string[]): JsonSchema {
+/** The JSON Schema another library's fields schema offers (Standard JSON Schema), if it offers one that converts. */
+function offered(fields: AnySchema): JsonSchema | undefined {
+  const foreign = foreignSchema(fields);
+  if (foreign === null) return fields as JsonSchema;
+  try {
+    return (foreign["~standard"] as Partial<StandardJSONSchemaV1.Props>).jsonSchema?.input({ target: "draft-2020-12" });
+  } catch {
+    return undefined; // documented without its text fields, never refused for the docs' sake
+  }
+}
+
+export function multipartDocSchema(schema: AnySchema | undefined, fileNames: readonly string[]): JsonSchema {
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
+  const fields = schema === undefined ? undefined : offered(schema);
   if (typeof fields === "object" && fields !== null) {
     const props = fields["properties"];
     if (typeof props === "object" && props !== null) Object.assign(properties, props);

@@ -6,7 +6,7 @@
 // Repeated field names: every text field is collected as form() collects them (a repeated name
 // becomes an array of strings); the schema then decides. An array property accepts one value or
 // many (one is wrapped), any other property refuses a repeated name with a 422.
-import { BodyLimitError, compileSchema, declaredLength, isPromise, MissingValueError, runValidation } from "../../plugin.js";
+import { BodyLimitError, compileSchema, declaredLength, foreignSchema, isPromise, MissingValueError, runStandard, runValidation, type AnySchema } from "../../plugin.js";
 import { ApiError, type Context, Extractor, type JsonSchema, type Static } from "../../index.js";
 import { boundaryOf } from "./boundary.js";
 import { multipartDocSchema } from "./doc-schema.js";
@@ -66,10 +66,10 @@ function readBody<T>(ctx: Context, options: ResolvedOptions, after: (raw: RawMul
  * read (413 naming the limit), the route's `bodyLimit` bounds the whole body as it does for every
  * body extractor: raise it on upload routes.
  */
-export function multipart<const S extends JsonSchema | undefined = undefined, const N extends string = string>(
+export function multipart<const S extends AnySchema | undefined = undefined, const N extends string = string>(
   options: MultipartOptions<S, N> = {},
 ): Extractor<MultipartBody<MultipartFields<S>, N>, true> {
-  const resolved = resolveOptions(options as MultipartOptions<JsonSchema | undefined, string>);
+  const resolved = resolveOptions(options as MultipartOptions<AnySchema | undefined, string>);
   const schema = options.fields;
   const doc = {
     body: { contentTypes: ["multipart/form-data"], required: true, schema: multipartDocSchema(schema, options.files?.names ?? []) },
@@ -80,7 +80,17 @@ export function multipart<const S extends JsonSchema | undefined = undefined, co
     const asBody = (raw: RawMultipart): Body => raw as Body;
     return new Extractor<Body, true>("multipart", (ctx) => readBody(ctx, resolved, asBody), true, doc);
   }
-  const compiled = compileSchema(schema, { coerce: true, useDefaults: options.useDefaults === true });
+  const foreign = foreignSchema(schema);
+  if (foreign !== null) {
+    // Another library's schema gets the text fields as strings (arrays for repeated names).
+    const check = (raw: RawMultipart): Body | Promise<Body> => {
+      const done = (fields: unknown): Body => ({ fields, files: raw.files }) as Body;
+      const checked = runStandard(foreign, raw.fields, "");
+      return isPromise(checked) ? checked.then(done) : done(checked);
+    };
+    return new Extractor<Body, true>("multipart", (ctx) => readBody(ctx, resolved, check), true, doc);
+  }
+  const compiled = compileSchema(schema as JsonSchema, { coerce: true, useDefaults: options.useDefaults === true });
   const validate = (ctx: Context, raw: RawMultipart): Body | Promise<Body> => {
     const done = (fields: unknown): Body => ({ fields, files: raw.files }) as Body;
     const checked = runValidation(compiled, compiled.coerce(raw.fields), ctx, "");

@@ -1,6 +1,6 @@
 // multipart() options, their defaults and their checks (done once, when the route is declared).
 import type { Writable } from "node:stream";
-import type { Context, JsonSchema } from "../../index.js";
+import type { Context, AnySchema } from "../../index.js";
 import { isHttpToken } from "../../plugin.js";
 
 /** What a file sink is told about the file it will receive (all from the client: untrusted). */
@@ -35,7 +35,7 @@ export interface MultipartLimits {
   maxFields?: number;
 }
 
-export interface MultipartOptions<S extends JsonSchema | undefined = undefined, N extends string = string> {
+export interface MultipartOptions<S extends AnySchema | undefined = undefined, N extends string = string> {
   /** Schema of the text fields (an object schema); values are coerced as form() coerces them. */
   fields?: S;
   /** Accept files, with these limits. Without it a file part is refused (400). */
@@ -75,7 +75,7 @@ function isMediaRange(t: string): boolean {
   return slash > 0 && isHttpToken(t.slice(0, slash)) && isHttpToken(t.slice(slash + 1));
 }
 
-export function resolveOptions(options: MultipartOptions<JsonSchema | undefined, string>): ResolvedOptions {
+export function resolveOptions(options: MultipartOptions<AnySchema | undefined, string>): ResolvedOptions {
   const limits = options.limits ?? {};
   const files = options.files;
   const types = files?.types?.map((t) => t.trim().toLowerCase()) ?? null;
