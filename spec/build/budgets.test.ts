@@ -18,7 +18,7 @@
 //   then +11 (hello 17,109; kernel unchanged within its budget): route.query, the builder for the
 //     QUERY method (issue 33; route.method("QUERY") was already there, the warning about methods
 //     node:http cannot deliver went to keel/service rather than the kernel's listen);
-//   then +12 (hello 17,121) and +1,335 (kernel 33,660): Standard Schema (issue 33). The hello app
+//   then +12 (hello 17,121) and +1,346 (kernel 33,663, with the fetch feature's two keel/plugin exports): Standard Schema (issue 33). The hello app
 //     gains only App.route's refusal of a schema that is neither JSON Schema nor Standard Schema
 //     (naming the route); the kernel build carries every `t` schema's `~standard` (Standard
 //     Schema and Standard JSON Schema out, vendor "keel"), the extractors' foreign-schema path
