@@ -15,6 +15,9 @@
 //   then +226 (hello 17,085) and +201 (kernel 32,307): one Accept parser, one tchar table and one
 //     JSON media-type test for the whole tree (each feature's own copy went; the kernel carries
 //     the shared ones).
+//   then +471 (hello 17,569) and +460 (kernel 32,777): the tracing channels of issue 33
+//     (lib/core/tracing.ts: keel.request/keel.handler TracingChannels, route registration; an
+//     APM agent subscribes without the app's help, so they cannot be a feature the app imports).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 // @ts-expect-error plain .mjs script without declarations
@@ -26,8 +29,8 @@ import { measureHelloApp } from "../../scripts/sizes.mjs";
 
 /** Bytes, minified + gzip -9. */
 const BUDGETS = {
-  helloApp: 17_100,
-  kernel: 32_400,
+  helloApp: 17_600,
+  kernel: 32_800,
 } as const;
 
 interface Metafile {
