@@ -45,6 +45,7 @@ export { ApiError, raise, type ErrorMapper, type ErrorType, type ValidationField
 export { createJsonLogger, silentLogger, type Logger, type LogLevelName } from "./util/logger.js";
 export type { InjectOptions, InjectResponse } from "./core/inject.js";
 export type { ListenOptions, ListeningServer } from "./server/listen.js";
+export type { RequestTrace } from "./core/tracing.js";
 export { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./server/server-limits.js";
 export type { AsyncValidationAdapters } from "./core/runtime.js";
 

@@ -24,6 +24,7 @@ import { admitPipelined } from "../server/pipeline-guard.js";
 import { DEFAULT_SERVER_LIMITS } from "../server/server-limits.js";
 import type { UpgradeProtocol } from "./upgrade-protocol.js";
 import { defined } from "../util/defined.js";
+import { requestChannel, routeChannel, traced, traceRequest } from "./tracing.js";
 
 export interface AppOptions {
   /** Request body limit in bytes (default 1 MiB); routes can override it. */
@@ -139,6 +140,7 @@ export class App {
     this.router.add(def.method, def.path, entry);
     def.pattern = normalized.pattern;
     this.entries.push(entry);
+    if (routeChannel.hasSubscribers) routeChannel.publish({ app: this, route: def, method: def.method, pattern: def.pattern });
     this.compiled = false;
     return this;
   }
@@ -320,7 +322,9 @@ export class App {
     // No socket yet: the response waits behind an unanswered one (pipelining), which is bounded.
     if (res.socket === null && !admitPipelined(req, res, this.runtime.limits.maxPipelinedRequests, this.runtime.logger)) return;
     const ctx = this.contextFor(req, res);
-    const r = this.select(ctx)(ctx);
+    const chain = this.select(ctx);
+    if (traced(requestChannel)) return traceRequest(ctx, chain, writeReply);
+    const r = chain(ctx);
     if (isPromise(r)) r.then((reply) => writeReply(ctx, reply));
     else writeReply(ctx, r);
   }
@@ -330,7 +334,9 @@ export class App {
     if (!this.compiled) this.compile();
     return injectRequest(options, (req) => {
       const ctx = this.contextFor(req, null);
-      const r = this.select(ctx)(ctx);
+      const chain = this.select(ctx);
+      if (traced(requestChannel)) return { ctx, reply: new Promise<Reply>((resolve) => traceRequest(ctx, chain, (_, reply) => resolve(reply))) };
+      const r = chain(ctx);
       return { ctx, reply: isPromise(r) ? r : Promise.resolve(r) };
     });
   }

@@ -8,6 +8,7 @@ import { errorReply } from "./error-reply.js";
 import { Reply, toReply } from "./reply.js";
 import type { ResponseContract } from "./response-contract.js";
 import type { Layer, Next } from "./route.js";
+import { handlerChannel, traceHandler, traced } from "./tracing.js";
 
 /** Internal chain step: may answer synchronously to skip a promise on the fast path. */
 export type Chain = (ctx: Context) => Reply | Promise<Reply>;
@@ -114,28 +115,37 @@ function contractFinish(contract: ResponseContract): Finish {
   return (out) => (isPromise(out) ? out.then(settle) : settle(out));
 }
 
+const NO_ARGS: readonly unknown[] = [];
+
 /**
  * Run the extractors in order (awaiting only those that are async), then the handler; with a
- * response contract, its serializers write the handler's JSON replies.
+ * response contract, its serializers write the handler's JSON replies. With `trace`, the handler
+ * runs inside keel.handler's events whenever someone subscribes (checked per request, before
+ * anything is built for it).
  */
-export function handlerStep(extractors: readonly AnyExtractor[], handler: AnyHandler, contract: ResponseContract | null = null): Chain {
+export function handlerStep(extractors: readonly AnyExtractor[], handler: AnyHandler, contract: ResponseContract | null = null, trace = true): Chain {
   const finish: Finish = contract === null ? finishPlain : contractFinish(contract);
   const n = extractors.length;
-  if (n === 0) return () => finish(handler());
+  if (n === 0) return (ctx) => finish(trace && traced(handlerChannel) ? traceHandler(ctx, handler, NO_ARGS) : handler());
   if (n === 1) {
     const e0 = extractors[0]!.extract;
     // Made once: the continuation after an async extractor needs no per-request closure.
     const run = (x: unknown): Reply | Promise<Reply> => finish(handler(x));
     return (ctx) => {
       const v = e0(ctx);
+      if (trace && traced(handlerChannel)) {
+        const call = (x: unknown): Reply | Promise<Reply> => finish(traceHandler(ctx, handler, [x]));
+        return isPromise(v) ? v.then(call) : call(v);
+      }
       return isPromise(v) ? v.then(run) : run(v);
     };
   }
   const extract = extractors.map((e) => e.extract);
+  const call = (ctx: Context, args: unknown[]): Reply | Promise<Reply> => finish(trace && traced(handlerChannel) ? traceHandler(ctx, handler, args) : handler(...args));
   const resume = async (ctx: Context, args: unknown[], from: number, pending: Promise<unknown>): Promise<Reply> => {
     args[from] = await pending;
     for (let i = from + 1; i < n; i++) args[i] = await extract[i]!(ctx);
-    return finish(handler(...args));
+    return call(ctx, args);
   };
   return (ctx) => {
     const args = new Array<unknown>(n);
@@ -144,6 +154,6 @@ export function handlerStep(extractors: readonly AnyExtractor[], handler: AnyHan
       if (isPromise(v)) return resume(ctx, args, i, v);
       args[i] = v;
     }
-    return finish(handler(...args));
+    return call(ctx, args);
   };
 }

@@ -14,6 +14,7 @@ export type {
 export { defineJob, MAX_JOB_ATTEMPTS, type AnyJobType, type JobDefinition, type JobHandler, type JobType } from "./job-type.js";
 export { JOB_STATES, MAX_ERROR_HISTORY, type JobCounts, type JobErrorEntry, type JobInfo, type JobRecord, type JobState } from "./job-record.js";
 export type { JobStore } from "./job-store.js";
+export type { JobRunTrace } from "./job-channels.js";
 export { MemoryJobStore, type MemoryJobStoreOptions } from "./memory-store.js";
 export { FileJobStore, DEFAULT_COMPACT_BYTES, type FileJobStoreOptions, type FsyncPolicy, type JournalRecovery } from "./file-store.js";
 export { DEFAULT_KEEP_DEAD, DEFAULT_KEEP_SUCCEEDED, DEFAULT_RETAINED_BYTES, INTERRUPTED_MESSAGE, type JobRetention, type JobTableOptions, type RetainedJobs } from "./job-table.js";

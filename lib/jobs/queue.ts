@@ -30,6 +30,7 @@ import type {
   JobChange,
 } from "./queue-types.js";
 import { JobThreadPool, type JobThreadPoolOptions } from "./thread-pool.js";
+import { jobEndChannel, jobStartChannel, jobsTraced, type JobRunTrace } from "./job-channels.js";
 
 export const DEFAULT_JOB_CONCURRENCY = 4;
 export const DEFAULT_JOB_MAX_ATTEMPTS = 5;
@@ -49,6 +50,8 @@ interface ActiveRun {
   settled: boolean;
   /** A leased store reported the lease taken over: aborted, and no longer renewed. */
   leaseLost: boolean;
+  /** The diagnostics_channel message of this run (null when nobody subscribed as it began). */
+  trace: JobRunTrace | null;
 }
 
 const EVICTION_LOG_INTERVAL_MS = 10_000;
@@ -355,25 +358,29 @@ export class JobQueue {
   }
 
   private execute(record: JobRecord): void {
-    const run: ActiveRun = { record, attempt: record.attempts, maxAttempts: record.maxAttempts, controller: new AbortController(), timer: null, settled: false, leaseLost: false };
+    const trace: JobRunTrace | null = jobsTraced() ? { queue: this, id: record.id, type: record.type, attempt: record.attempts, maxAttempts: record.maxAttempts, outcome: "running", error: undefined } : null;
+    const run: ActiveRun = { record, attempt: record.attempts, maxAttempts: record.maxAttempts, controller: new AbortController(), timer: null, settled: false, leaseLost: false, trace };
     this.active.set(record.id, run);
     this.armRenewal();
     this.totals.started++;
     if (this.changeListeners.size > 0) this.changed({ id: record.id, type: record.type, state: "running", attempt: record.attempts, at: this.clock.now() });
     const type = this.types.get(record.type);
     if (type === undefined) {
+      if (trace !== null) jobStartChannel.publish(trace);
       this.settle(run, true, new Error(`no job type ${JSON.stringify(record.type)} is registered with this queue`));
       return;
     }
     const timeoutMs = type.timeoutMs ?? this.timeoutMs;
     run.timer = this.clock.setTimer(() => this.timeout(run, timeoutMs), timeoutMs);
-    let outcome: Promise<unknown>;
-    try {
-      const signal = run.controller.signal;
-      outcome = type.thread !== null ? this.threadPool().run(type.thread, record.payload, signal) : Promise.resolve(type.handler!(record.payload as never, signal));
-    } catch (err) {
-      outcome = Promise.reject(err);
-    }
+    const start = (): Promise<unknown> => {
+      try {
+        const signal = run.controller.signal;
+        return type.thread !== null ? this.threadPool().run(type.thread, record.payload, signal) : Promise.resolve(type.handler!(record.payload as never, signal));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    };
+    const outcome = trace === null ? start() : jobStartChannel.runStores(trace, start);
     outcome.then(
       () => this.settle(run, false, null),
       (err: unknown) => this.settle(run, true, err),
@@ -440,6 +447,12 @@ export class JobQueue {
       this.track(this.store.complete(id, now), id);
       if (this.changeListeners.size > 0) this.changed({ id, type: run.record.type, state: "succeeded", attempt: run.attempt, at: now });
     } else this.recordFailure(run, error, now);
+    const trace = run.trace;
+    if (trace !== null) {
+      trace.outcome = !failed ? "succeeded" : run.attempt >= run.maxAttempts ? "dead" : "retry";
+      trace.error = failed ? error : undefined;
+      jobEndChannel.publish(trace);
+    }
     this.noteEvictions();
     if (this.active.size === 0) for (const wake of [...this.idleWaiters]) wake();
     this.pump();

@@ -19,6 +19,7 @@ import type { RouteDefinition } from "../core/route.js";
 import type { WebSocketAcceptor } from "../core/upgrade.js";
 import type { UpgradeProtocol } from "../core/upgrade-protocol.js";
 import { isPromise } from "../util/is-promise.js";
+import { upgradeChannel } from "../core/tracing.js";
 import { writeReply } from "./write.js";
 
 /** The reply of an accepted upgrade: the extracted values, for the handler once the socket is open. */
@@ -46,7 +47,7 @@ function webSocketUpgrades(app: App, acceptor: WebSocketAcceptor): UpgradeProtoc
    */
   const step = (def: RouteDefinition): Chain => {
     const options = def.meta.websocket ?? {};
-    const extract = handlerStep(def.extractors, (...args: unknown[]) => new UpgradeReply(args));
+    const extract = handlerStep(def.extractors, (...args: unknown[]) => new UpgradeReply(args), null, false);
     return (ctx) => {
       if (!upgrading.has(ctx.req)) {
         throw new ApiError(426, "upgrade_required", "This route speaks WebSocket: send an upgrade request", { headers: { upgrade: "websocket", connection: "upgrade" } });
@@ -64,6 +65,7 @@ function webSocketUpgrades(app: App, acceptor: WebSocketAcceptor): UpgradeProtoc
     // App.run sets ctx.route to the matched RouteDefinition.
     const route = ctx.route as RouteDefinition | null;
     if (!(reply instanceof UpgradeReply) || route === null) {
+      if (upgradeChannel.hasSubscribers) upgradeChannel.publish({ context: ctx, route: route?.pattern ?? null, params: ctx.params, status: reply.status, websocket: null });
       writeReply(ctx, reply);
       return;
     }
@@ -78,6 +80,7 @@ function webSocketUpgrades(app: App, acceptor: WebSocketAcceptor): UpgradeProtoc
       socket.destroy();
       return;
     }
+    if (upgradeChannel.hasSubscribers) upgradeChannel.publish({ context: ctx, route: route.pattern, params: ctx.params, status: 101, websocket: ws });
     const failed = (err: unknown): void => {
       app.runtime.logger.log(50, "websocket handler failed", { message: err instanceof Error ? err.message : String(err), route: route.pattern });
       ws.close(1011, "internal error");
