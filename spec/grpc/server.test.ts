@@ -167,7 +167,10 @@ function buildServer(observed: Observed, options: GrpcServerOptions = {}): GrpcS
         return { sum, count };
       },
       async *Chat(requests: AsyncIterable<DecodedMessage>) {
-        for await (const r of requests) yield { value: Number(r["value"]) * 2 };
+        for await (const r of requests) {
+          if (Number(r["value"]) < 0) throw ApiError.badRequest("negative value");
+          yield { value: Number(r["value"]) * 2 };
+        }
       },
       async Wait(request: DecodedMessage, call: GrpcCall) {
         observed.waitStarted.resolve(call);
@@ -760,6 +763,29 @@ describe("grpc server with hand-built HTTP/2 frames", { timeout: 30_000 }, () =>
       req.on("close", () => resolve({ headers, trailers, data: Buffer.alloc(0) }));
       req.write(frame(encode(num, { value: -1 })));
     });
+    assert.deepEqual(statusOf(r), { code: GrpcStatus.INVALID_ARGUMENT, message: "negative value" });
+  });
+
+  it("a call that fails after its first response while the client is still sending: the status arrives in the trailers, then the stream is closed", { timeout: 10_000 }, async () => {
+    const num = streams.messages.get("test.v1.Num")!;
+    const { encode } = await import("../../lib/grpc/index.js");
+    const r = await new Promise<RawResponse>((resolve, reject) => {
+      const req = session.request({ ":method": "POST", ":path": "/test.v1.Streams/Chat", "content-type": "application/grpc", te: "trailers" });
+      let headers: IncomingHttpHeaders = {};
+      let trailers: IncomingHttpHeaders | undefined;
+      const data: Buffer[] = [];
+      req.on("response", (h) => (headers = h));
+      req.on("trailers", (t) => (trailers = t));
+      req.on("error", reject);
+      // The first reply means the response headers are out; only then the failing message.
+      req.once("data", () => req.write(frame(encode(num, { value: -1 }))));
+      req.on("data", (d: Buffer) => data.push(d));
+      // Never ended by the client: only the server's RST_STREAM(NO_ERROR) closes it.
+      req.on("close", () => resolve({ headers, trailers, data: Buffer.concat(data) }));
+      req.write(frame(encode(num, { value: 1 })));
+    });
+    assert.equal(r.headers[":status"], 200);
+    assert.ok(r.trailers !== undefined, "the status comes in trailers, after the first reply");
     assert.deepEqual(statusOf(r), { code: GrpcStatus.INVALID_ARGUMENT, message: "negative value" });
   });
 

@@ -5,11 +5,11 @@
 import type { OutgoingHttpHeaders, ServerHttp2Stream } from "node:http2";
 import { ACCEPTED_ENCODINGS } from "./decompress.js";
 import { addOutgoingMetadata, encodeGrpcMessage, type OutgoingMetadata } from "./metadata.js";
+import { resetAfterStatus } from "./reset-after-status.js";
 import type { GrpcStatusCode } from "./status.js";
 
 const CONTENT_TYPE = "application/grpc+proto";
-// RST_STREAM codes: CANCEL is what gRPC maps to CANCELLED.
-const NGHTTP2_NO_ERROR = 0;
+// RST_STREAM code: CANCEL is what gRPC maps to CANCELLED.
 const NGHTTP2_CANCEL = 8;
 
 export class ResponseStream {
@@ -96,9 +96,8 @@ export class ResponseStream {
       this.#headersSent = true;
       this.#stream.respond(headers, { endStream: true });
     }
-    // The client is still sending (the call ended early): ask it to stop without error, after
-    // the status is out (RFC 9113 §8.1; Node sends the RST_STREAM once our side has finished).
-    if (!this.#stream.readableEnded) this.#stream.close(NGHTTP2_NO_ERROR);
+    // The client is still sending (the call ended early): ask it to stop, once the status is out.
+    if (!this.#stream.readableEnded) resetAfterStatus(this.#stream);
     return true;
   }
 

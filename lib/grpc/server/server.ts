@@ -16,6 +16,7 @@ import {
   DEFAULT_GRPC_HANDSHAKE_TIMEOUT_MS, DEFAULT_GRPC_MAX_CONCURRENT_STREAMS, DEFAULT_GRPC_MAX_METADATA_SIZE, DEFAULT_MAX_RECEIVE_MESSAGE_LENGTH, DEFAULT_SHUTDOWN_TIMEOUT_MS,
   type GrpcListenOptions, type GrpcListeningServer, type GrpcServerOptions,
 } from "./options.js";
+import { resetAfterStatus } from "./reset-after-status.js";
 import { runCall, type ActiveCall, type CallSettings } from "./run-call.js";
 import { GrpcStatus, type GrpcStatusCode } from "./status.js";
 import { parseGrpcTimeout } from "./timeout.js";
@@ -183,8 +184,8 @@ export class GrpcServer {
     stream.on("error", () => {});
     if (headerListSize(rawHeaders) > this.#maxMetadataSize) {
       trailersOnly(stream, GrpcStatus.RESOURCE_EXHAUSTED, `Request metadata larger than the limit of ${this.#maxMetadataSize} bytes`);
-      // The request may still be sending its messages: stop it (the status above is already out).
-      if (!stream.endAfterHeaders) stream.close(0 /* NGHTTP2_NO_ERROR */);
+      // The request may still be sending its messages: stop it once the status above is out.
+      if (!stream.endAfterHeaders) resetAfterStatus(stream);
       return;
     }
     if (headers[":method"] !== "POST") {
