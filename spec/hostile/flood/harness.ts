@@ -102,22 +102,31 @@ export async function startFloodTarget(options: FloodTargetOptions = {}): Promis
   let peakRss = 0;
   let peakHeap = 0;
   let timer: NodeJS.Timeout | undefined;
+  // One listener for every memory() call: the child answers each "memory" in order, so the
+  // answers go to the waiters first in, first out (a listener per call would pile up while a
+  // flooded child is slow to answer).
+  const waiters: Array<{ resolve: (m: Memory) => void; reject: (e: Error) => void }> = [];
+  const gone = (): Error => new Error(`the service is gone: ${out.slice(-2000)}`);
+  child.on("message", (msg: unknown) => {
+    const m = (msg as { memory?: Memory }).memory;
+    if (m === undefined) return;
+    peakRss = Math.max(peakRss, m.rss);
+    peakHeap = Math.max(peakHeap, m.heapUsed);
+    waiters.shift()?.resolve(m);
+  });
+  void exit.then(() => {
+    for (const w of waiters.splice(0)) w.reject(gone());
+  });
   const memory = (): Promise<Memory> =>
     new Promise((resolve, reject) => {
-      if (exited || !child.connected) return reject(new Error(`the service is gone: ${out.slice(-2000)}`));
-      const onMessage = (msg: unknown): void => {
-        const m = (msg as { memory?: Memory }).memory;
-        if (m === undefined) return;
-        child.off("message", onMessage);
-        peakRss = Math.max(peakRss, m.rss);
-        peakHeap = Math.max(peakHeap, m.heapUsed);
-        resolve(m);
-      };
-      child.on("message", onMessage);
+      if (exited || !child.connected) return reject(gone());
+      const waiter = { resolve, reject };
+      waiters.push(waiter);
       child.send("memory", (err) => {
         if (err === null) return;
-        child.off("message", onMessage);
-        reject(new Error(`the service is gone: ${out.slice(-2000)}`));
+        const i = waiters.indexOf(waiter);
+        if (i !== -1) waiters.splice(i, 1);
+        reject(gone());
       });
     });
 
@@ -129,7 +138,10 @@ export async function startFloodTarget(options: FloodTargetOptions = {}): Promis
     peak: () => ({ rssMiB: peakRss / MiB, heapMiB: peakHeap / MiB }),
     watch(ms = 100) {
       clearInterval(timer);
-      timer = setInterval(() => void memory().catch(() => clearInterval(timer)), ms);
+      // A sample is asked for only when the last one came back: a slow child is not flooded too.
+      timer = setInterval(() => {
+        if (waiters.length === 0) void memory().catch(() => clearInterval(timer));
+      }, ms);
       timer.unref();
     },
     get: (path, timeoutMs = 5000) => httpStatus(port, path, timeoutMs),
