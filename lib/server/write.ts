@@ -118,7 +118,7 @@ function discardStream(body: unknown): void {
 function sendStream(ctx: Context, res: ServerResponse, body: StreamBody): void {
   const source = body instanceof Readable ? body : Readable.from(body, { objectMode: false });
   // The client went away before the (late) answer: nothing to write it to. pipeline() throws on
-  // a destroyed destination on newer Node (seen on 24), and here that would be an unhandled rejection.
+  // a destroyed destination on newer Node (seen on 24): here, an unhandled rejection.
   if (res.destroyed) {
     source.destroy();
     return;
