@@ -7,7 +7,7 @@
 // Writing answers: synchronous layers, the final reply, stream bodies ended on drain, safe HTML.
 export { directLayer, type Chain } from "./core/chain.js";
 export { isStreamBody, JSON_TYPE, jsonReply } from "./core/reply.js";
-export { finalizeHeaders, isBodyless, settledReply } from "./server/write.js";
+export { finalizeHeaders, isBodyless, logStreamFailure, settledReply } from "./server/write.js";
 export { errorReply } from "./core/error-reply.js";
 export { endOnDrain, type EndsOnDrain } from "./core/end-on-drain.js";
 export { brandedHtml, HTML_BRAND, type BrandedHtml } from "./core/html-brand.js";

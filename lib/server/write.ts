@@ -125,17 +125,20 @@ function sendStream(ctx: Context, res: ServerResponse, body: StreamBody): void {
   }
   if (endsOnDrain(body)) trackLiveStream(ctx, body, source);
   pipeline(source, res, (err) => {
-    if (err && (err as NodeJS.ErrnoException).code !== "ERR_STREAM_PREMATURE_CLOSE") {
-      const logger = ctx.runtime.logger;
-      if (LOG_LEVELS.error >= logger.level) {
-        logger.log(LOG_LEVELS.error, "response stream failed", {
-          req_id: ctx.requestId || undefined,
-          method: ctx.method,
-          route: ctx.route?.pattern ?? ctx.path,
-          message: err.message,
-        });
-      }
-    }
+    if (err && (err as NodeJS.ErrnoException).code !== "ERR_STREAM_PREMATURE_CLOSE") logStreamFailure(ctx, err);
   });
+}
+
+/** The one log line of a stream body that failed while it was being sent (socket or fetch bridge). */
+export function logStreamFailure(ctx: Context, err: Error): void {
+  const logger = ctx.runtime.logger;
+  if (LOG_LEVELS.error >= logger.level) {
+    logger.log(LOG_LEVELS.error, "response stream failed", {
+      req_id: ctx.requestId || undefined,
+      method: ctx.method,
+      route: ctx.route?.pattern ?? ctx.path,
+      message: err.message,
+    });
+  }
 }
 

@@ -25,7 +25,9 @@
 //     (issues to the uniform 422) and the foreign response serializer behind the contract slot.
 //   then +470 and +485: the tracing channels of issue 33 (lib/core/tracing.ts: keel.request/keel.handler TracingChannels, route registration; an
 //     APM agent subscribes without the app's help, so they cannot be a feature the app imports).
-//     Measured after all three (issue 33 so far): hello 17,591, kernel 34,148.
+//     Measured after all three (issue 33 so far): hello 17,591, kernel 34,148; then +10 (hello
+//     17,601, kernel 34,163): the writer drops a late stream answer for a gone client, and its
+//     failure line is one function (logStreamFailure) the fetch bridge calls too.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 // @ts-expect-error plain .mjs script without declarations
@@ -37,7 +39,7 @@ import { measureHelloApp } from "../../scripts/sizes.mjs";
 
 /** Bytes, minified + gzip -9. */
 const BUDGETS = {
-  helloApp: 17_600,
+  helloApp: 17_610,
   kernel: 34_200,
 } as const;
 

@@ -3,7 +3,7 @@
 import { Buffer } from "node:buffer";
 import { Readable } from "node:stream";
 import type { Context, Reply } from "../../index.js";
-import { errorReply, finalizeHeaders, isBodyless, isStreamBody, LOG_LEVELS, settledReply } from "../../plugin.js";
+import { errorReply, finalizeHeaders, isBodyless, isStreamBody, logStreamFailure, settledReply } from "../../plugin.js";
 
 type StreamBody = Readable | AsyncIterable<Uint8Array | string>;
 
@@ -46,15 +46,7 @@ function webStream(ctx: Context, body: StreamBody, done: () => void): ReadableSt
             controller.enqueue(typeof next.value === "string" ? Buffer.from(next.value, "utf8") : next.value);
           }
         } catch (err) {
-          const logger = ctx.runtime.logger;
-          if (LOG_LEVELS.error >= logger.level) {
-            logger.log(LOG_LEVELS.error, "response stream failed", {
-              req_id: ctx.requestId || undefined,
-              method: ctx.method,
-              route: ctx.route?.pattern ?? ctx.path,
-              message: (err as Error)?.message ?? String(err),
-            });
-          }
+          logStreamFailure(ctx, err instanceof Error ? err : new Error(String(err)));
           controller.error(err);
           finish();
         }
