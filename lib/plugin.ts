@@ -59,5 +59,8 @@ export { isPromise } from "./util/is-promise.js";
 export { defined } from "./util/defined.js";
 export { isProductionEnv, KEEL_ENV_VALUES } from "./util/env.js";
 
+// Tracing: keel.request's events around a request a transport of a feature's own runs.
+export { requestChannel, traced, tracedReply } from "./core/tracing.js";
+
 // Logging: a logger that writes the kernel's JSON lines.
 export { buildJsonLogger, isJsonLogger, LOG_LEVELS, parseLogLevel, REDACTED, type JsonLogger } from "./util/logger.js";

@@ -24,7 +24,7 @@ import { admitPipelined } from "../server/pipeline-guard.js";
 import { DEFAULT_SERVER_LIMITS } from "../server/server-limits.js";
 import type { UpgradeProtocol } from "./upgrade-protocol.js";
 import { defined } from "../util/defined.js";
-import { requestChannel, routeChannel, traced, traceRequest } from "./tracing.js";
+import { requestChannel, routeChannel, traced, tracedReply, traceRequest } from "./tracing.js";
 
 export interface AppOptions {
   /** Request body limit in bytes (default 1 MiB); routes can override it. */
@@ -274,8 +274,12 @@ export class App {
     throw new ApiError(405, "method_not_allowed", "Method not allowed", { headers: { allow } });
   }
 
-  /** Find the chain for a request; routing errors are recorded for the fallback chain. */
-  private select(ctx: Context): Chain {
+  /**
+   * Route `ctx`: the chain (layers, extractors, handler) that answers it, `chainFor(ctx)(ctx)` the
+   * reply. Routing errors are recorded for the fallback chain. The app must be compiled
+   * (`compile()`, which listen and inject call).
+   */
+  chainFor(ctx: Context): Chain {
     if (ctx.routingError !== undefined) return this.fallback;
     try {
       let m = this.router.find(ctx.method, ctx.path);
@@ -310,11 +314,7 @@ export class App {
     return ctx;
   }
 
-  /** Route `ctx` and run its chain (layers, extractors, handler): the reply to write. */
-  run(ctx: Context): Reply | Promise<Reply> {
-    if (!this.compiled) this.compile();
-    return this.select(ctx)(ctx);
-  }
+
 
   /** The node:http request listener. */
   handle(req: IncomingMessage, res: ServerResponse): void {
@@ -322,7 +322,7 @@ export class App {
     // No socket yet: the response waits behind an unanswered one (pipelining), which is bounded.
     if (res.socket === null && !admitPipelined(req, res, this.runtime.limits.maxPipelinedRequests, this.runtime.logger)) return;
     const ctx = this.contextFor(req, res);
-    const chain = this.select(ctx);
+    const chain = this.chainFor(ctx);
     if (traced(requestChannel)) return traceRequest(ctx, chain, writeReply);
     const r = chain(ctx);
     if (isPromise(r)) r.then((reply) => writeReply(ctx, reply));
@@ -334,8 +334,8 @@ export class App {
     if (!this.compiled) this.compile();
     return injectRequest(options, (req) => {
       const ctx = this.contextFor(req, null);
-      const chain = this.select(ctx);
-      if (traced(requestChannel)) return { ctx, reply: new Promise<Reply>((resolve) => traceRequest(ctx, chain, (_, reply) => resolve(reply))) };
+      const chain = this.chainFor(ctx);
+      if (traced(requestChannel)) return { ctx, reply: tracedReply(ctx, chain) };
       const r = chain(ctx);
       return { ctx, reply: isPromise(r) ? r : Promise.resolve(r) };
     });

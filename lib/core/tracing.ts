@@ -84,6 +84,14 @@ export function traceRequest(ctx: Context, chain: (ctx: Context) => Reply | Prom
 }
 
 /**
+ * The settled reply of `chain(ctx)` inside keel.request's events, for a transport that hands the
+ * reply on instead of writing it to a socket (`app.inject`, keel/web's `fetchHandler`).
+ */
+export function tracedReply(ctx: Context, chain: (ctx: Context) => Reply | Promise<Reply>): Promise<Reply> {
+  return new Promise<Reply>((resolve) => traceRequest(ctx, chain, (_, reply) => resolve(reply)));
+}
+
+/**
  * `handler(...args)` inside keel.handler's events: traceSync (start, [error], end; `result` is
  * what it returned), then for a promise [error], asyncStart, asyncEnd when it settles
  * (tracePromise cannot take a result that may or may not be a promise).

@@ -62,7 +62,7 @@ function webSocketUpgrades(app: App, acceptor: WebSocketAcceptor): UpgradeProtoc
   };
 
   const finish = (ctx: Context, reply: Reply, socket: Duplex, head: Buffer): void => {
-    // App.run sets ctx.route to the matched RouteDefinition.
+    // App.chainFor sets ctx.route (listen compiled the app) to the matched RouteDefinition.
     const route = ctx.route as RouteDefinition | null;
     if (!(reply instanceof UpgradeReply) || route === null) {
       if (upgradeChannel.hasSubscribers) upgradeChannel.publish({ context: ctx, route: route?.pattern ?? null, params: ctx.params, status: reply.status, websocket: null });
@@ -108,7 +108,7 @@ function webSocketUpgrades(app: App, acceptor: WebSocketAcceptor): UpgradeProtoc
     res.once("finish", () => socket.end());
     socket.on("error", () => socket.destroy());
     const ctx = app.contextFor(req, res);
-    const r = app.run(ctx);
+    const r = app.chainFor(ctx)(ctx);
     if (isPromise(r)) r.then((reply) => finish(ctx, reply, socket, head));
     else finish(ctx, r, socket, head);
   };

@@ -4,8 +4,9 @@
 // a response stream is handed over as a ReadableStream pulled on demand and cancelled with it);
 // several set-cookie headers stay several; request.signal aborting aborts ctx.signal.
 import assert from "node:assert/strict";
+import diagnostics from "node:diagnostics_channel";
 import { describe, it } from "node:test";
-import { App, context, json, query, reply, route, silentLogger, stream, t, type Context, type Layer } from "../../lib/index.js";
+import { App, context, json, path, query, reply, route, silentLogger, stream, t, type Context, type Layer, type RequestTrace } from "../../lib/index.js";
 import { fetchHandler } from "../../lib/web/index.js";
 
 const HANG_GUARD = { timeout: 10_000 };
@@ -228,5 +229,44 @@ describe("fetchHandler(app): the caller giving up", () => {
     const app = new App({ logger: silentLogger }).route(route.get("/x", [context()], (ctx: Context) => ({ aborted: ctx.signal.aborted })));
     const res = await fetchHandler(app)(new Request("http://localhost/x", { signal: AbortSignal.abort() }));
     assert.deepEqual(await res.json(), { aborted: true });
+  });
+
+  it("publishes keel.request around each request, as node:http and inject do: route, params, status, error", async () => {
+    const seen: string[] = [];
+    const subs: Array<[string, (m: unknown) => void]> = [];
+    for (const e of ["start", "end", "asyncStart", "asyncEnd", "error"]) {
+      const fn = (m: unknown): void => {
+        const msg = m as RequestTrace;
+        seen.push(`${e} ${msg.method} ${msg.route} ${JSON.stringify(msg.params)} ${msg.status}${msg.error === undefined ? "" : " error"}`);
+      };
+      diagnostics.subscribe(`tracing:keel.request:${e}`, fn);
+      subs.push([`tracing:keel.request:${e}`, fn]);
+    }
+    const app = new App({ logger: silentLogger }).routes(
+      route.get("/users/{id}", [path("id", t.integer())], async (id) => ({ id })),
+      route.get("/hello", [], () => "hi"),
+    );
+    const handle = fetchHandler(app);
+    try {
+      assert.equal((await handle(new Request("http://localhost/users/7"))).status, 200);
+      assert.equal((await handle(new Request("http://localhost/hello"))).status, 200);
+      assert.equal((await handle(new Request("http://localhost/nope"))).status, 404);
+    } finally {
+      for (const [name, fn] of subs) diagnostics.unsubscribe(name, fn);
+    }
+    assert.deepEqual(seen, [
+      'start GET /users/{id} {"id":"7"} 0',
+      'end GET /users/{id} {"id":"7"} 0',
+      'asyncStart GET /users/{id} {"id":"7"} 200',
+      'asyncEnd GET /users/{id} {"id":"7"} 200',
+      'start GET /hello {} 0',
+      'end GET /hello {} 200',
+      "start GET null {} 0",
+      "error GET null {} 404 error",
+      "end GET null {} 404 error",
+    ]);
+    // Nobody subscribed: the same answers, nothing published.
+    assert.equal((await handle(new Request("http://localhost/users/8"))).status, 200);
+    assert.equal(seen.length, 9);
   });
 });

@@ -1,7 +1,7 @@
 // fetchHandler(app): the app as a Web fetch handler, `(request) => Promise<Response>`, for tests
 // with `new Request(...)`, edge and serverless adapters (`export default { fetch: fetchHandler(app) }`)
 // and other runtimes. The request enters through the same front door as node:http and inject
-// (app.contextFor, then app.run: routing, layers, extractors, errors, response contracts); the
+// (app.contextFor, then app.chainFor: routing, layers, extractors, errors, response contracts); the
 // body streams in from request.body under the route's body limit and out as a ReadableStream.
 //
 // Why a function of a feature and not an `app.fetch` method: every App method ships in every app
@@ -9,7 +9,7 @@
 // room for code that only some apps run. `Object.assign(app, { fetch: fetchHandler(app) })` gives
 // the method where a runtime wants one.
 import type { App, Context } from "../../index.js";
-import { LOG_LEVELS } from "../../plugin.js";
+import { LOG_LEVELS, requestChannel, traced, tracedReply } from "../../plugin.js";
 import { standInRequest } from "./stand-in-request.js";
 import { toResponse } from "./to-response.js";
 
@@ -60,7 +60,9 @@ export function fetchHandler(app: App): FetchHandler {
       runAfterResponse(ctx);
     };
     try {
-      return toResponse(ctx, await app.run(ctx), done);
+      // Inside keel.request's events when someone subscribes, as over node:http and inject.
+      const chain = app.compile().chainFor(ctx);
+      return toResponse(ctx, await (traced(requestChannel) ? tracedReply(ctx, chain) : chain(ctx)), done);
     } catch (err) {
       done();
       throw err;
