@@ -1,7 +1,7 @@
 // Whole-server instructions per request, exactly (issue 16; ../shared/BENCHMARKING.md):
 //   node bench/instructions.mjs [--impls keel,raw,fastify,floor] [--only hello,param,post,stack]
 //                               [--requests 5000] [--windows 5] [--warmup 10000] [--out FILE]
-//                               [--semi-space MB]
+//                               [--semi-space MB] [--node PATH|VERSION]
 // Each server (bundled as for the throughput run) runs under valgrind's callgrind with
 // `--single-threaded --hash-seed=1 --random-seed=1 --no-flush-bytecode`; the load comes from this
 // process (outside the measured one). After a warm-up, each window zeroes the counters
@@ -23,6 +23,7 @@ import { fileURLToPath } from "node:url";
 import { buildBenchEntries } from "./harness/build.mjs";
 import { ensurePeers } from "./harness/peers.mjs";
 import { IMPLEMENTATIONS, SCENARIOS } from "./harness/scenarios.mjs";
+import { runUnderChosenNode } from "./harness/node-binary.mjs";
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const PEERS_DIR = join(BENCH_DIR, ".peers");
@@ -141,7 +142,7 @@ async function measure(impl, scenario, file, opts) {
   }
 }
 
-const opts = parseArgs(process.argv.slice(2));
+const opts = parseArgs(runUnderChosenNode(new URL(import.meta.url), process.argv.slice(2)));
 const impls = IMPLEMENTATIONS.filter((i) => opts.impls.includes(i.id));
 if (impls.some((i) => i.peer)) {
   const peers = await ensurePeers(PEERS_DIR, (m) => console.error(m));

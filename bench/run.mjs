@@ -11,6 +11,7 @@ import { buildBenchEntries } from "./harness/build.mjs";
 import { measureFootprint, bundleSize } from "./harness/footprint.mjs";
 import { runHttpMatrix } from "./harness/http-matrix.mjs";
 import { currentLoadavg, machineNotes } from "./harness/machine.mjs";
+import { runUnderChosenNode } from "./harness/node-binary.mjs";
 import { ensurePeers, peerVersions } from "./harness/peers.mjs";
 import { clockTicksPerSecond, detectPinning, nodeCommand, runCommand, startLoadGenerator } from "./harness/processes.mjs";
 import { profileKeel } from "./harness/profile.mjs";
@@ -41,7 +42,9 @@ const HELP = `usage: node bench/run.mjs [--quick] [options]
   --gate R              gross-regression ratio for the exit code (0.5)
   --external-full       run the other bench/*.bench.ts scripts in their full mode
   --build               run \`npm run build\` first when dist/keel.js is missing
-  --out FILE            results JSON (default bench/results/latest.json)`;
+  --out FILE            results JSON (default bench/results/latest.json)
+  --node PATH|VERSION   run the whole suite under another Node binary (24, 26.12.1: installed into
+                        the ignored .tmp/node by scripts/node-versions.mjs); the report names it`;
 
 function parseArgs(argv) {
   const flags = new Set();
@@ -157,7 +160,7 @@ async function runExternal(pinning, quick) {
 }
 
 async function main() {
-  const opts = parseArgs(process.argv.slice(2));
+  const opts = parseArgs(runUnderChosenNode(new URL(import.meta.url), process.argv.slice(2)));
   if (opts.help) {
     process.stdout.write(HELP + "\n");
     return 0;

@@ -12,7 +12,7 @@ import { createJsonLogger, type Logger } from "../index.js";
 import { LOG_LEVELS } from "../plugin.js";
 import { jobBackoffDelay, resolveJobBackoff, type JobBackoffPolicy } from "./job-backoff.js";
 import { systemJobClock, type JobClock } from "./clock.js";
-import { JobDrainError, JobLeaseLostError, JobPayloadError, JobQueueClosedError, JobTimeoutError } from "./job-errors.js";
+import { JobDrainError, JobLeaseLostError, JobQueueClosedError, JobTimeoutError } from "./job-errors.js";
 import { describeJobError, toJobInfo, type JobCounts, type JobInfo, type JobRecord } from "./job-record.js";
 import type { JobStore } from "./job-store.js";
 import { checkMaxAttempts, checkTimeout, type AnyJobType, type JobType } from "./job-type.js";
@@ -170,14 +170,13 @@ export class JobQueue {
    * when it reaches the app) and is not stored. Rejects with JobQueueClosedError (503) once the
    * queue is draining.
    */
-  async enqueue<P>(job: JobType<P>, payload: NoInfer<P>, options: EnqueueOptions = {}): Promise<string> {
+  async enqueue<P, I>(job: JobType<P, I>, payload: NoInfer<I>, options: EnqueueOptions = {}): Promise<string> {
     this.refuseWhenStopping();
     if (this.types.get(job.name) !== (job as unknown)) throw new TypeError(`job queue: job type ${JSON.stringify(job.name)} is not registered with this queue`);
-    const fields = job.validate(payload);
-    if (fields !== null) throw new JobPayloadError(job.name, fields);
+    const checked = await job.check(payload);
     let copy: unknown;
     try {
-      const json = JSON.stringify(payload);
+      const json = JSON.stringify(checked);
       copy = json === undefined ? null : JSON.parse(json);
     } catch (err) {
       throw new TypeError(`job ${job.name}: the payload is not JSON-serializable (${describeJobError(err)})`);
