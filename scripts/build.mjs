@@ -3,7 +3,8 @@
 //                    (scripts/features.mjs; default all), node:* builtins external; readable
 //                    unless --minify
 //   dist/keel.d.ts   its public types in one self-contained file (scripts/bundle-dts.mjs)
-//   dist/server.js   the sample service as one file: `node dist/server.js`
+//   dist/server.js   the sample service as one file: `node dist/server.js`, with dist/public and
+//                    the stamp saying what it was built from (scripts/build-stamp.mjs)
 //   dist/pkg/*.js    the package entries (package.json `exports`), code-split so that App,
 //                    ApiError and every other module exist once however many entries are loaded
 //   dist/types/**    the declaration tree tsc emits for lib/, the package entries' "types"
@@ -16,6 +17,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { build as esbuild } from "esbuild";
+import { removeStamp, serverInputs, writeStamp } from "./build-stamp.mjs";
 import { bundleDeclarations, DtsBundleError } from "./bundle-dts.mjs";
 import { DEFAULT_FEATURES, FEATURES, FeatureError, PACKAGE_ENTRIES, resolveFeatures } from "./features.mjs";
 
@@ -39,6 +41,10 @@ function runTsc(args, what) {
 
 function readPackageJson() {
   return JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+}
+
+function sampleBanner(pkg) {
+  return `/*!\n * keel v${pkg.version} sample service | ${pkg.license} License\n * Run: node server.js (env PORT, HOST, KEEL_ENV)\n */`;
 }
 
 /**
@@ -112,6 +118,33 @@ export async function bundleFeatures(features, { minify = false } = {}) {
   checkSingleFile("keel.js", result.metafile);
   const output = Object.values(result.metafile.outputs)[0];
   return { text: result.outputFiles[0].text, exports: output.exports, metafile: result.metafile };
+}
+
+/**
+ * Write the sample (dist/server.js and its static files) and the stamp that vouches for them,
+ * built from `inputs` (serverInputs(), read before bundling).
+ */
+function writeServer(outDir, text, inputs) {
+  mkdirSync(outDir, { recursive: true });
+  removeStamp(outDir);
+  writeFileSync(join(outDir, "server.js"), text);
+  // server.js finds its static files next to itself (lib/sample/web.ts: new URL("./public/", import.meta.url)).
+  rmSync(join(outDir, "public"), { recursive: true, force: true });
+  cpSync(join(root, SAMPLE_PUBLIC_DIR), join(outDir, "public"), { recursive: true });
+  writeStamp(outDir, inputs);
+}
+
+/**
+ * Only the sample service, for `npm start` (scripts/start-build.mjs): no typecheck, no keel.js,
+ * no declarations. A bundle error fails it before anything is written.
+ */
+export async function buildServer({ outDir = join(root, "dist"), log = (line) => console.log(line) } = {}) {
+  const started = performance.now();
+  const inputs = serverInputs(root);
+  const server = await bundleEntry(SAMPLE_ENTRY, sampleBanner(readPackageJson()));
+  writeServer(outDir, server.text, inputs);
+  const shown = relative(process.cwd(), join(outDir, "server.js"));
+  log(`built ${shown.startsWith("..") ? join(outDir, "server.js") : shown} (${formatBytes(Buffer.byteLength(server.text))}, ${SAMPLE_ENTRY}) in ${Math.round(performance.now() - started)} ms; not typechecked (npm test is)`);
 }
 
 /** The package entries, code-split: { files: { "pkg/index.js": text, ... }, exports: { out: names } }. */
@@ -231,6 +264,7 @@ export async function build({
   log = (line) => console.log(line),
 } = {}) {
   const started = performance.now();
+  const serverBuiltFrom = serverInputs(root);
   const features = resolveFeatures(featureNames);
   const pkg = readPackageJson();
   const timings = [];
@@ -247,7 +281,7 @@ export async function build({
   const [lib, server, pkgBuild] = await step("bundle", () =>
     Promise.all([
       bundleFeatures(features, { minify }),
-      bundleEntry(SAMPLE_ENTRY, `/*!\n * keel v${pkg.version} sample service | ${pkg.license} License\n * Run: node server.js (env PORT, HOST, KEEL_ENV)\n */`),
+      bundleEntry(SAMPLE_ENTRY, sampleBanner(pkg)),
       bundlePackage(pkgBanner),
     ]),
   );
@@ -266,7 +300,7 @@ export async function build({
   }
   checkExportsAgree(lib.exports, dts.exports);
 
-  const files = { "keel.js": lib.text, "keel.d.ts": dts.text, "server.js": server.text, ...pkgBuild.files };
+  const files = { "keel.js": lib.text, "keel.d.ts": dts.text, ...pkgBuild.files };
   for (const [path, text] of Object.entries(declarations.files)) files[`types/${path}`] = text;
   // dist/pkg and dist/types are wholly the build's: clear them so no stale chunk survives.
   for (const dir of ["pkg", "types"]) rmSync(join(outDir, dir), { recursive: true, force: true });
@@ -274,9 +308,7 @@ export async function build({
     mkdirSync(dirname(join(outDir, name)), { recursive: true });
     writeFileSync(join(outDir, name), text);
   }
-  // server.js finds its static files next to itself (lib/sample/web.ts: new URL("./public/", import.meta.url)).
-  rmSync(join(outDir, "public"), { recursive: true, force: true });
-  cpSync(join(root, SAMPLE_PUBLIC_DIR), join(outDir, "public"), { recursive: true });
+  writeServer(outDir, server.text, serverBuiltFrom);
 
   const size = sizeOf(lib.text);
   const shown = relative(process.cwd(), outDir).startsWith("..") ? outDir : relative(process.cwd(), outDir) || ".";
@@ -287,7 +319,7 @@ export async function build({
   log(`${where("server.js")}  ${formatBytes(Buffer.byteLength(server.text))} (${SAMPLE_ENTRY})`);
   log(`${where("pkg")}${sep}  ${PACKAGE_ENTRIES.length} package entries, ${Object.keys(pkgBuild.files).length - PACKAGE_ENTRIES.length} shared chunks; ${where("types")}${sep} ${Object.keys(declarations.files).length} declaration files`);
   log(`built in ${Math.round(performance.now() - started)} ms (${timings.join(", ")})`);
-  return { outDir, features: features.map((f) => f.name), files: Object.keys(files).map((name) => join(outDir, name)), size };
+  return { outDir, features: features.map((f) => f.name), files: [...Object.keys(files), "server.js"].map((name) => join(outDir, name)), size };
 }
 
 const USAGE = "usage: node scripts/build.mjs [--features <a,b,...|all|kernel>] [--minify] [--outdir <dir>] [--no-typecheck]";
