@@ -173,6 +173,13 @@ describe("npm start: rebuilds the sample only when an input changed", () => {
     await startBuild("untouched", "after the rebuilds");
   });
 
+  it("what `npm run build` wrote (any --features) is up to date for the next start", async () => {
+    const built = await sh("node scripts/build.mjs --no-typecheck --features kernel");
+    assert.equal(built.status, 0, explain(built));
+    const r = await startBuild("untouched", "after npm run build");
+    assert.match(r.stdout, /dist\/server\.js is up to date/);
+  });
+
   it("a source that no longer builds fails the start: the old dist/server.js is not served", async () => {
     edit("lib/sample/main.ts", (t) => t + "\nconst broken = ;\n");
     const r = await sh(START);
