@@ -12,7 +12,7 @@
 // serve the stale bundle; hashing the ~3 MiB of inputs costs tens of milliseconds. The build-time
 // features (`--features`) are not an input: they shape dist/keel.js, never dist/server.js.
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, sep } from "node:path";
 
@@ -35,7 +35,7 @@ function filesUnder(dir, base, out = []) {
   if (!existsSync(dir)) return out;
   for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const full = join(dir, entry.name);
-    if (entry.isDirectory()) filesUnder(full, base, out);
+    if (entry.isDirectory() || (entry.isSymbolicLink() && statSync(full).isDirectory())) filesUnder(full, base, out);
     else out.push(toPosix(relative(base, full)));
   }
   return out;
