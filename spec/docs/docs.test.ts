@@ -3,7 +3,8 @@
 // Rules, for whoever writes docs:
 // 1. Every ```ts (or ```typescript) block compiles as a user's own file would: one module per
 //    block, strict TypeScript, ESM with NodeNext resolution and @types/node, importing `keel` and
-//    `keel/<sub>` (package.json "exports", mapped to the lib/ sources they are built from). A block
+//    `keel/<sub>` (package.json "exports", mapped to the lib/ sources they are built from), or
+//    `./vendor/keel.js`, the vendored file of the default build (every feature). A block
 //    must therefore import what it uses and declare what it leaves out
 //    (`declare const db: { ping(): Promise<void> };`): readers see the same lines.
 // 2. A block that continues the previous ts block of the same page (a fragment that reuses its
@@ -134,6 +135,9 @@ function entryPaths(): Record<string, string[]> {
   return Object.fromEntries(features.PACKAGE_ENTRIES.map((e) => [entryName(e.subpath), [join(root, e.entry)]]));
 }
 
+/** How the docs import the vendored bundle (README, "Using keel in another project"). */
+const VENDORED = "./vendor/keel.js";
+
 function typecheck(unitsToCheck: Unit[]): Problem[] {
   // Inside the repo (in the ignored .tmp/) so @types/node resolves as it does for a project that
   // has it installed; removed afterwards.
@@ -152,6 +156,14 @@ function typecheck(unitsToCheck: Unit[]): Problem[] {
       }),
     );
     for (const u of unitsToCheck) writeFileSync(join(dir, u.name), u.code.join("\n") + "\nexport {};\n");
+    // The vendored dist/keel.js of `--features all`, as its sources: written only when a block
+    // imports it, since it brings every feature into the program.
+    if (unitsToCheck.some((u) => u.code.some((l) => l.includes(`"${VENDORED}"`)))) {
+      const file = join(dir, VENDORED.replace(/\.js$/, ".ts"));
+      mkdirSync(dirname(file), { recursive: true });
+      const spec = (entry: string): string => relative(dirname(file), join(root, entry)).split(sep).join("/").replace(/\.ts$/, ".js");
+      writeFileSync(file, features.FEATURES.map((f) => `export * from "${spec(f.entry)}";\n`).join(""));
+    }
     const result = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(dir, "tsconfig.json"), "--pretty", "false"], {
       cwd: dir,
       encoding: "utf8",
@@ -374,6 +386,32 @@ describe("docs test rules", () => {
     assert.deepEqual(u.units[0]!.code, ["const a = 1;", "a;"]);
     assert.deepEqual(u.units[0]!.origin.map((o) => o.line), [3, 8]);
     assert.deepEqual(u.problems.map((x) => x.line), [14]);
+  });
+
+  it("compiler errors point at the markdown line, through continues chains and the vendored file", () => {
+    const md = [
+      "```ts",
+      'import { App } from "./vendor/keel.js";',
+      "const app = new App();",
+      "```",
+      "<!-- docs-test: continues -->",
+      "```ts",
+      "const n: number = app;",
+      "```",
+      "```ts",
+      'import { websockets } from "keel/ws";',
+      "websockets(42);",
+      "```",
+    ].join("\n");
+    const found = typecheck(units(parseMarkdown("x.md", md).blocks).units);
+    assert.deepEqual(
+      found.map((p) => [p.file, p.line, /TS\d+/.exec(p.message)?.[0]]),
+      [
+        ["x.md", 7, "TS2322"],
+        ["x.md", 11, "TS2559"],
+      ],
+      show(found),
+    );
   });
 
   it("slugs follow GitHub: lower case, punctuation out, spaces to hyphens, repeats numbered", () => {
