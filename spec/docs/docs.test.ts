@@ -16,7 +16,8 @@
 // 4. Every relative link resolves: the file or folder exists inside the repository and, for
 //    `#anchor` links into markdown (or within the page), the heading exists under GitHub's slug
 //    rules (lower case, punctuation dropped, spaces to hyphens, -1, -2 for repeats) or as an
-//    `<a id>`/`<a name>`.
+//    HTML `id`/`name`. Markdown links, reference definitions and `<a href>`/`<img src>` count;
+//    links shown as code do not.
 // 5. Entry points and build features are named as they exist: every `keel/<sub>` must be a
 //    package.json export, every `--features` name a feature or group of scripts/features.mjs, and a
 //    group shown with its members (`web` (cookies, session, ...)) lists them all. A text block
@@ -418,8 +419,9 @@ describe("docs test rules", () => {
     assert.equal(slug("Several instances: Redis (`keel/redis`)"), "several-instances-redis-keelredis");
     assert.equal(slug("Observability: traces, metrics, insight, replay, audit"), "observability-traces-metrics-insight-replay-audit");
     assert.equal(slug("A [linked](x.md) heading_with *emphasis*"), "a-linked-heading_with-emphasis");
-    const p = parseMarkdown("x.md", "# Usage\n## Usage\n```sh\n# not a heading\n```\n<a id=\"here\"></a>");
-    assert.deepEqual([...p.anchors].sort(), ["here", "usage", "usage-1"]);
+    const p = parseMarkdown("x.md", '# Usage\n## Usage\n```sh\n# not a heading\n```\n<a id="here"></a> <h3 name="there">x</h3> <a href="y.md#z">y</a>');
+    assert.deepEqual([...p.anchors].sort(), ["here", "there", "usage", "usage-1"]);
+    assert.deepEqual(p.links.map((l) => l.target), ["y.md#z"]);
   });
 
   it("links in inline code and code blocks are not links", () => {

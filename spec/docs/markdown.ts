@@ -154,8 +154,9 @@ export function parseMarkdown(file: string, source: string): ParsedMarkdown {
       slugCounts.set(base, n + 1);
       out.anchors.add(n === 0 ? base : `${base}-${n}`);
     }
-    for (const a of line.matchAll(/<a\s+(?:[^>]*\s)?(?:id|name)="([^"]+)"/g)) out.anchors.add(a[1]!);
     const plain = withoutCode(line);
+    for (const a of plain.matchAll(/<[a-z][a-z0-9]*\s(?:[^>]*\s)?(?:id|name)="([^"]+)"/gi)) out.anchors.add(a[1]!);
+    for (const a of plain.matchAll(/<(?:a|img)\s(?:[^>]*\s)?(?:href|src)="([^"]+)"/gi)) out.links.push({ file, line: lineNo, target: a[1]! });
     for (const m of plain.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) out.links.push({ file, line: lineNo, target: m[1]! });
     const def = /^\s*\[[^\]]+\]:\s*<?(\S+?)>?(\s|$)/.exec(plain);
     if (def !== null) out.links.push({ file, line: lineNo, target: def[1]! });
