@@ -24,7 +24,7 @@
 //    (paragraph, list item or table) that names 8 or more entry points (as `keel/<sub>`), or 12
 //    or more features (as `name` in backticks or a `+ name` table row), is a list of them and
 //    names every one (the kernel as `keel` in backticks; features without `kernel`). A block can
-//    be declared a list whatever its size with `<!-- docs-test: entries -->` or
+//    be declared a list whatever its size (a table lists what its first column names) with `<!-- docs-test: entries -->` or
 //    `<!-- docs-test: features -->` on the line before it; in a marked features list every
 //    backticked word is a feature or a group. README.md names every entry point in one block,
 //    and some page (README.md or docs/) every feature.
@@ -239,6 +239,16 @@ function mentionedFeatures(text: string): { named: Set<string>; words: string[] 
   return { named: new Set(words.filter((w) => FEATURE_NAMES.has(w))), words };
 }
 
+/**
+ * What a block lists: a table's first column (a table whose prose cells mention entry points, as
+ * the error catalogue's "raised by" does, is not a list of them), otherwise the whole block.
+ */
+function listedText(text: string): string {
+  const lines = text.split("\n");
+  if (!lines.every((l) => l.trimStart().startsWith("|"))) return text;
+  return lines.map((l) => l.trimStart().slice(1).split("|")[0] ?? "").join("\n");
+}
+
 /** A text block naming this many entry points (features) is a list of them and must be complete. */
 const ENTRY_LIST = 8;
 const FEATURE_LIST = 12;
@@ -283,16 +293,17 @@ function checkLists(file: string): Problem[] {
         at(`group ${m[1]} is shown as (${shown.join(", ")})${missing.length > 0 ? `; missing ${missing.join(", ")}` : ""}${extra.length > 0 ? `; not in it: ${extra.join(", ")}` : ""}`);
       }
     }
-    const entries = mentionedEntries(block.text);
+    const listed = listedText(block.text);
+    const entries = mentionedEntries(listed);
     if (block.marker === "entries" || entries.size >= ENTRY_LIST) {
-      const missing = missingEntries(block.text);
+      const missing = missingEntries(listed);
       if (missing.length > 0) {
         at(`this list of entry points (${block.marker === "entries" ? "marked" : `it names ${entries.size}`}) misses ${missing.join(", ")}: name all ${EXPORTS.length} of package.json "exports", or fewer than ${ENTRY_LIST} if it is not meant as the list`);
       }
     }
-    const { named, words } = mentionedFeatures(block.text);
+    const { named, words } = mentionedFeatures(listed);
     if (block.marker === "features" || named.size >= FEATURE_LIST) {
-      const missing = missingFeatures(block.text);
+      const missing = missingFeatures(listed);
       if (missing.length > 0) {
         at(`this list of features (${block.marker === "features" ? "marked" : `it names ${named.size}`}) misses ${missing.join(", ")}: name all ${FEATURE_NAMES.size - 1} of scripts/features.mjs, or fewer than ${FEATURE_LIST} if it is not meant as the list`);
       }
