@@ -388,9 +388,10 @@ function showResult(out, parts) {
 
 /* ---- Event streams: a text/event-stream answer is shown event by event as it arrives. ---- */
 
-/** Events kept on screen (older ones are removed and counted) and the longest line kept, in characters. */
+/** Events kept on screen (older ones are removed and counted), the longest line and the most data of one event kept, in characters. */
 var MAX_EVENTS_SHOWN = 200;
 var MAX_EVENT_LINE = 65536;
+var MAX_EVENT_DATA = 1048576;
 
 function prettyData(text) {
   try { return text ? JSON.stringify(JSON.parse(text), null, 2) : text; } catch (e) { return text; }
@@ -405,7 +406,7 @@ function streamEvents(res, out, list, count) {
   var reader = res.body.getReader();
   var decoder = new TextDecoder();
   var pending = "", skipping = false, shown = 0, dropped = 0;
-  var ev = { type: "", data: [], id: null };
+  var ev = { type: "", data: [], size: 0, id: null };
   var note = null;
   var dispatch = function () {
     if (ev.data.length > 0) {
@@ -419,7 +420,7 @@ function streamEvents(res, out, list, count) {
       if (list.childNodes.length > MAX_EVENTS_SHOWN) { list.removeChild(list.firstChild); dropped++; }
       count.textContent = shown + (shown === 1 ? " event" : " events") + (dropped > 0 ? " (the first " + dropped + " no longer shown)" : "");
     }
-    ev = { type: "", data: [], id: ev.id };
+    ev = { type: "", data: [], size: 0, id: ev.id };
   };
   var line = function (text) {
     if (text === "") { dispatch(); return; }
@@ -428,7 +429,8 @@ function streamEvents(res, out, list, count) {
     var field = colon === -1 ? text : text.slice(0, colon);
     var value = colon === -1 ? "" : text.slice(colon + (text.charAt(colon + 1) === " " ? 2 : 1));
     if (field === "event") ev.type = value;
-    else if (field === "data") ev.data.push(value);
+    else if (field === "data" && ev.size + value.length <= MAX_EVENT_DATA) { ev.data.push(value); ev.size += value.length + 1; }
+    else if (field === "data" && ev.data[ev.data.length - 1] !== "\u2026 (more data not shown)") ev.data.push("\u2026 (more data not shown)");
     else if (field === "id" && value.indexOf("\u0000") === -1) ev.id = value;
   };
   var feed = function (text) {

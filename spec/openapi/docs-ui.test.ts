@@ -479,7 +479,7 @@ async function setFiles(page: CdpPage, selector: string, files: string[]): Promi
 
 /**
  * The sample with docs plus a multipart route taking several files and a list, and an event stream
- * that sends two events (the second of two data lines, over CRLF) then waits for the client to go.
+ * that sends two events (the second with two data lines) then waits for the client to go.
  */
 function sampleWithBodyRoutes() {
   let closed!: (how: string) => void;
