@@ -1,9 +1,11 @@
 // Browser code of the docs page, part 2: loads `openapi.json` (beside the page), renders the
 // operations grouped by tag with their parameters, bodies and responses, an "Authorize" panel for
 // the document's security schemes (values kept in memory only), and a "Try it" form per operation
-// that sends the request with fetch and shows it as a copyable curl command. Sets `data-ready` on
-// <body> when done ("true") or failed ("error"), and `data-status` on a form's result, which the
-// browser tests read.
+// that sends the request with fetch and shows it as a copyable curl command. A multipart/form-data
+// body gets one input per schema property (file inputs for binary ones) and is sent as FormData; a
+// text/event-stream answer is read as it arrives, event by event, until the Stop button aborts it.
+// Sets `data-ready` on <body> when done ("true") or failed ("error"), and `data-status` (and
+// `data-stream` for an event stream) on a form's result, which the browser tests read.
 export const DOCS_SCRIPT_UI = String.raw`
 var METHODS = ["get", "post", "put", "patch", "delete", "head", "options", "trace", "query"];
 
@@ -249,16 +251,101 @@ function buildRequest(form) {
     headers = headers.filter(function (h) { return h[0].toLowerCase() !== c[0].toLowerCase(); }).concat([c]);
   });
   cookies = cookies.concat(auth.creds.cookies);
-  var body = null;
+  var body = null, parts = null;
   if (form.bodyArea && form.method !== "get" && form.method !== "head") {
     body = form.bodyArea.value;
     headers.push(["content-type", form.contentType]);
+  } else if (form.parts && form.method !== "get" && form.method !== "head") {
+    // No content-type header: the browser (and curl -F) writes it with the boundary it chose.
+    parts = formParts(form.parts);
   }
   var qs = query.toString();
   return {
     method: form.method.toUpperCase(), url: apiBase() + filled.url + (qs ? "?" + qs : ""), missing: filled.missing,
-    headers: headers, cookies: cookies, body: body, auth: auth,
+    headers: headers, cookies: cookies, body: body, parts: parts, auth: auth,
   };
+}
+
+/* ---- multipart/form-data: one input per property of the body's schema. ---- */
+
+function isFileSchema(s) {
+  s = deref(s);
+  return isObj(s) && (get(s, "format") === "binary" || get(s, "contentEncoding") === "binary" || typeof get(s, "contentMediaType") === "string");
+}
+
+/** The properties of an object schema (its allOf parts merged) and the names it requires. */
+function formProperties(schema) {
+  var s = deref(schema);
+  var props = [], required = [];
+  (Array.isArray(get(s, "allOf")) ? s.allOf.concat([s]) : [s]).forEach(function (part) {
+    var p = deref(part);
+    if (Array.isArray(get(p, "required"))) required = required.concat(p.required);
+    var named = get(p, "properties");
+    if (!isObj(named)) return;
+    Object.keys(named).forEach(function (name) {
+      if (props.every(function (x) { return x.name !== name; })) props.push({ name: name, schema: named[name] });
+    });
+  });
+  return props.map(function (p) {
+    var s2 = deref(p.schema);
+    var items = get(s2, "items");
+    var kind = isFileSchema(s2) ? "file" : get(s2, "type") === "array" && isFileSchema(items) ? "files" : get(s2, "type") === "array" ? "list" : "text";
+    return { name: p.name, schema: p.schema, kind: kind, required: required.indexOf(p.name) !== -1 };
+  });
+}
+
+function partInput(p) {
+  var input;
+  var options = p.kind === "text" ? choices(p.schema) : null;
+  if (p.kind === "file" || p.kind === "files") {
+    input = el("input");
+    input.type = "file";
+    if (p.kind === "files") input.multiple = true;
+    var media = get(deref(p.kind === "files" ? get(deref(p.schema), "items") : p.schema), "contentMediaType");
+    if (typeof media === "string" && /^[\w.+-]+\/[\w.+*-]+$/.test(media) && media !== "application/octet-stream") input.accept = media;
+  } else if (options !== null) {
+    input = el("select");
+    if (!p.required) { var empty = el("option", null, "\u2014"); empty.value = ""; add(input, empty); }
+    options.forEach(function (o) { var opt = el("option", null, o); opt.value = o; add(input, opt); });
+  } else {
+    input = el("input");
+    input.type = "text";
+    input.autocomplete = "off";
+    input.spellcheck = false;
+    input.placeholder = p.kind === "list" ? "comma-separated: one part each" : typeLabel(p.schema);
+  }
+  input.name = "part:" + p.name;
+  return input;
+}
+
+/** The parts a form sends, in order: [name, text] or [name, File]; empty fields are left out. */
+function formParts(fields) {
+  var out = [];
+  fields.forEach(function (f) {
+    if (f.part.kind === "file" || f.part.kind === "files") {
+      Array.prototype.forEach.call(f.input.files || [], function (file) { out.push([f.part.name, file]); });
+      return;
+    }
+    var v = f.input.value;
+    if (v === "") return;
+    if (f.part.kind === "list") v.split(",").forEach(function (x) { x = x.trim(); if (x !== "") out.push([f.part.name, x]); });
+    else out.push([f.part.name, v]);
+  });
+  return out;
+}
+
+/** A file name for curl's -F name=@file: quoted when curl would read ; , or " in it as syntax. */
+function curlFileName(name) {
+  return /[;,"\\]/.test(name) ? '"' + name.replace(/["\\]/g, "\\$&") + '"' : name;
+}
+
+function curlPart(part) {
+  var name = part[0], value = part[1];
+  if (typeof value !== "string") return "-F " + shellQuote(name + "=@" + curlFileName(value.name || "file"));
+  // curl -F reads a leading @ or < as a file, a leading " as quoting and ;type= as a header:
+  // --form-string sends such a value as it is.
+  if (/^[@<"]/.test(value) || value.indexOf(";") !== -1) return "--form-string " + shellQuote(name + "=" + value);
+  return "-F " + shellQuote(name + "=" + value);
 }
 
 /** POSIX shell single quoting: 'it'\''s'. */
@@ -270,6 +357,7 @@ function curlCommand(req) {
   req.headers.forEach(function (h) { parts.push("-H " + shellQuote(h[0] + ": " + h[1])); });
   if (req.cookies.length > 0) parts.push("-b " + shellQuote(req.cookies.map(function (c) { return c[0] + "=" + c[1]; }).join("; ")));
   if (req.body !== null) parts.push("--data-raw " + shellQuote(req.body));
+  if (req.parts !== null) req.parts.forEach(function (p) { parts.push(curlPart(p)); });
   return parts.join(" \\\n  ");
 }
 
@@ -298,7 +386,96 @@ function showResult(out, parts) {
   parts.forEach(function (p) { add(out, p); });
 }
 
-function send(form, button, out) {
+/* ---- Event streams: a text/event-stream answer is shown event by event as it arrives. ---- */
+
+/** Events kept on screen (older ones are removed and counted), the longest line and the most data of one event kept, in characters. */
+var MAX_EVENTS_SHOWN = 200;
+var MAX_EVENT_LINE = 65536;
+var MAX_EVENT_DATA = 1048576;
+
+function prettyData(text) {
+  try { return text ? JSON.stringify(JSON.parse(text), null, 2) : text; } catch (e) { return text; }
+}
+
+/**
+ * Reads the body with its stream reader, parsing the event-stream format (WHATWG HTML 9.2) as the
+ * bytes come: "event", "data" (lines joined), "id"; comments and "retry" are skipped. Resolves
+ * when the stream ends or is aborted (the Stop button); each event becomes an item of the list.
+ */
+function streamEvents(res, out, list, count) {
+  var reader = res.body.getReader();
+  var decoder = new TextDecoder();
+  var pending = "", skipping = false, shown = 0, dropped = 0;
+  var ev = { type: "", data: [], size: 0, id: null };
+  var note = null;
+  var dispatch = function () {
+    if (ev.data.length > 0) {
+      var item = el("li", "sse-event");
+      item.setAttribute("data-event", ev.type || "message");
+      if (ev.id !== null) item.setAttribute("data-id", ev.id);
+      add(item, el("div", "sse-head", "event: " + (ev.type || "message") + (ev.id !== null ? " \u00b7 id: " + ev.id : "")),
+        el("pre", "sse-data", prettyData(ev.data.join("\n"))));
+      add(list, item);
+      shown++;
+      if (list.childNodes.length > MAX_EVENTS_SHOWN) { list.removeChild(list.firstChild); dropped++; }
+      count.textContent = shown + (shown === 1 ? " event" : " events") + (dropped > 0 ? " (the first " + dropped + " no longer shown)" : "");
+    }
+    ev = { type: "", data: [], size: 0, id: ev.id };
+  };
+  var line = function (text) {
+    if (text === "") { dispatch(); return; }
+    if (text.charAt(0) === ":") return;
+    var colon = text.indexOf(":");
+    var field = colon === -1 ? text : text.slice(0, colon);
+    var value = colon === -1 ? "" : text.slice(colon + (text.charAt(colon + 1) === " " ? 2 : 1));
+    if (field === "event") ev.type = value;
+    else if (field === "data" && ev.size + value.length <= MAX_EVENT_DATA) { ev.data.push(value); ev.size += value.length + 1; }
+    else if (field === "data" && ev.data[ev.data.length - 1] !== "\u2026 (more data not shown)") ev.data.push("\u2026 (more data not shown)");
+    else if (field === "id" && value.indexOf("\u0000") === -1) ev.id = value;
+  };
+  var feed = function (text) {
+    var start = 0;
+    for (var i = 0; i < text.length; i++) {
+      var c = text.charAt(i);
+      if (c !== "\n" && c !== "\r") continue;
+      var piece = pending + text.slice(start, i);
+      pending = "";
+      if (!skipping) line(piece);
+      skipping = false;
+      // "\r\n" is one line end, even when the "\n" is the first character of the next chunk.
+      if (c === "\r" && text.charAt(i + 1) === "\n") i++;
+      start = i + 1;
+    }
+    var rest = text.slice(start);
+    if (pending.length + rest.length > MAX_EVENT_LINE) {
+      // A line longer than the limit is dropped, not buffered without end.
+      if (!skipping && note === null) note = add(out, el("div", "meta-line warn", "A line longer than " + MAX_EVENT_LINE + " characters was dropped.")).lastChild;
+      pending = "";
+      skipping = true;
+    } else if (!skipping) {
+      pending += rest;
+    }
+  };
+  var lastWasCr = false;
+  var pump = function () {
+    return reader.read().then(function (chunk) {
+      if (chunk.done) {
+        feed(decoder.decode());
+        out.setAttribute("data-stream", "ended");
+        return;
+      }
+      var text = decoder.decode(chunk.value, { stream: true });
+      if (lastWasCr && text.charAt(0) === "\n") text = text.slice(1);
+      lastWasCr = text.charAt(text.length - 1) === "\r";
+      feed(text);
+      return pump();
+    });
+  };
+  out.setAttribute("data-stream", "open");
+  return pump();
+}
+
+function send(form, button, stop, out) {
   var req = buildRequest(form);
   if (req.missing.length > 0) {
     out.setAttribute("data-status", "invalid");
@@ -315,27 +492,63 @@ function send(form, button, out) {
   }
   var init = { method: req.method, headers: headers };
   if (req.body !== null) init.body = req.body;
+  if (req.parts !== null) {
+    var data = new FormData();
+    req.parts.forEach(function (p) { if (typeof p[1] === "string") data.append(p[0], p[1]); else data.append(p[0], p[1], p[1].name); });
+    init.body = data;
+  }
+  var controller = new AbortController();
+  init.signal = controller.signal;
+  var stopRequest = function () { controller.abort(); };
+  stop.addEventListener("click", stopRequest);
+  stop.hidden = false;
+  stop.disabled = false;
   var started = Date.now();
   button.disabled = true;
   out.setAttribute("data-status", "pending");
+  out.removeAttribute("data-stream");
   showResult(out, [el("div", "muted", req.method + " " + req.url + " \u2026")]);
+  var statusLine = function (res) {
+    return add(el("div"), el("span", "status s" + String(res.status).charAt(0), String(res.status)),
+      el("span", null, res.statusText + " \u00b7 " + (Date.now() - started) + " ms \u00b7 " + req.method + " " + req.url));
+  };
+  var headerLines = function (res) {
+    var lines = [];
+    res.headers.forEach(function (value, name) { lines.push(name + ": " + value); });
+    return el("pre", "resp-headers", lines.join("\n"));
+  };
   fetch(req.url, init).then(function (res) {
-    return res.text().then(function (text) {
-      var lines = [];
-      res.headers.forEach(function (value, name) { lines.push(name + ": " + value); });
-      var pretty = text;
-      try { if (text) pretty = JSON.stringify(JSON.parse(text), null, 2); } catch (e) { pretty = text; }
-      if (pretty.length > 200000) pretty = pretty.slice(0, 200000) + "\n\u2026 (truncated)";
-      var status = add(el("div"), el("span", "status s" + String(res.status).charAt(0), String(res.status)),
-        el("span", null, res.statusText + " \u00b7 " + (Date.now() - started) + " ms \u00b7 " + req.method + " " + req.url));
+    if (/^text\/event-stream\s*(;|$)/i.test(res.headers.get("content-type") || "") && res.body && typeof res.body.getReader === "function") {
+      var list = el("ol", "sse-events");
+      var count = el("div", "sse-count muted", "0 events");
       out.setAttribute("data-status", String(res.status));
-      showResult(out, [status, el("div", "sub-label", "Response headers"), el("pre", "resp-headers", lines.join("\n")),
+      showResult(out, [statusLine(res), el("div", "sub-label", "Response headers"), headerLines(res),
+        el("div", "sub-label", "Events (as they arrive; Stop ends the request)"), count, list]);
+      return streamEvents(res, out, list, count);
+    }
+    return res.text().then(function (text) {
+      var pretty = prettyData(text);
+      if (pretty.length > 200000) pretty = pretty.slice(0, 200000) + "\n\u2026 (truncated)";
+      out.setAttribute("data-status", String(res.status));
+      showResult(out, [statusLine(res), el("div", "sub-label", "Response headers"), headerLines(res),
         el("div", "sub-label", "Response body"), el("pre", "resp-body", pretty || "(empty)")]);
     });
   }).catch(function (err) {
+    if (controller.signal.aborted) {
+      // Stopped by the user: what arrived stays on screen.
+      if (out.getAttribute("data-stream") === "open") out.setAttribute("data-stream", "stopped");
+      else { out.setAttribute("data-status", "stopped"); showResult(out, [el("div", "muted", "Stopped: " + req.method + " " + req.url)]); }
+      add(out, el("div", "muted stopped-note", "Stopped after " + (Date.now() - started) + " ms."));
+      return;
+    }
+    if (out.getAttribute("data-stream") === "open") { out.setAttribute("data-stream", "failed"); add(out, el("div", "error-box", "The stream broke: " + (err && err.message ? err.message : String(err)))); return; }
     out.setAttribute("data-status", "error");
     showResult(out, [el("div", "error-box", "Request failed: " + (err && err.message ? err.message : String(err)))]);
-  }).then(function () { button.disabled = false; });
+  }).then(function () {
+    stop.removeEventListener("click", stopRequest);
+    stop.hidden = true;
+    button.disabled = false;
+  });
 }
 
 /** A text input, or a select for an enum or boolean (with an empty "—" choice when optional). */
@@ -369,7 +582,7 @@ function tryItForm(path, method, op, params) {
   node.setAttribute("data-operation", op.operationId || "");
   add(node, el("h4", null, "Try it"));
   var authLine = add(node, el("div", "try-auth")).lastChild;
-  var form = { path: path, method: method, op: op, fields: [], bodyArea: null, contentType: "" };
+  var form = { path: path, method: method, op: op, fields: [], bodyArea: null, parts: null, contentType: "" };
   params.forEach(function (p) {
     var where = p["in"];
     if (where !== "path" && where !== "query" && where !== "header" && where !== "cookie") return;
@@ -385,13 +598,26 @@ function tryItForm(path, method, op, params) {
   if (isObj(content) && Object.keys(content).length > 0 && method !== "get" && method !== "head") {
     form.contentType = Object.keys(content)[0];
     var schema = get(content[form.contentType], "schema");
-    var bodyArea = el("textarea");
-    bodyArea.name = "body";
-    bodyArea.spellcheck = false;
-    if (/json/i.test(form.contentType)) bodyArea.textContent = JSON.stringify(example(schema, 0, []), null, 2);
-    else if (/^text\//i.test(form.contentType)) bodyArea.textContent = "Hello";
-    form.bodyArea = bodyArea;
-    add(node, add(el("label", "field"), add(el("span", "field-label", "Body"), el("small", null, form.contentType)), bodyArea));
+    if (/^multipart\/form-data\s*(;|$)/i.test(form.contentType)) {
+      form.parts = [];
+      var partsBox = add(el("fieldset", "parts"), el("legend", null, "Body \u00b7 " + form.contentType));
+      formProperties(schema).forEach(function (p) {
+        var input = partInput(p);
+        var note = (p.required ? "required \u00b7 " : "") + (p.kind === "file" ? "file" : p.kind === "files" ? "files" : typeLabel(p.schema));
+        form.parts.push({ part: p, input: input });
+        add(partsBox, add(el("label", "field"), add(el("span", "field-label", p.name), el("small", null, note)), input));
+      });
+      if (form.parts.length === 0) add(partsBox, el("div", "meta-line", "The schema names no fields: the body is sent empty."));
+      add(node, partsBox);
+    } else {
+      var bodyArea = el("textarea");
+      bodyArea.name = "body";
+      bodyArea.spellcheck = false;
+      if (/json/i.test(form.contentType)) bodyArea.textContent = JSON.stringify(example(schema, 0, []), null, 2);
+      else if (/^text\//i.test(form.contentType)) bodyArea.textContent = "Hello";
+      form.bodyArea = bodyArea;
+      add(node, add(el("label", "field"), add(el("span", "field-label", "Body"), el("small", null, form.contentType)), bodyArea));
+    }
   }
   var curl = el("pre", "curl");
   var copy = el("button", "plain copy", "Copy");
@@ -400,9 +626,12 @@ function tryItForm(path, method, op, params) {
   add(node, add(el("div", "curl-box"), add(el("div", "curl-head"), el("span", "sub-label", "curl"), copy, copyStatus), curl));
   var button = el("button", "send", "Send");
   button.type = "submit";
+  var stop = el("button", "plain stop", "Stop");
+  stop.type = "button";
+  stop.hidden = true;
   var out = el("div", "result");
   out.hidden = true;
-  add(node, add(el("div", "actions"), button), out);
+  add(node, add(el("div", "actions"), button, stop), out);
 
   var refresh = function () {
     var req = buildRequest(form);
@@ -418,7 +647,7 @@ function tryItForm(path, method, op, params) {
   node.addEventListener("submit", function (ev) {
     ev.preventDefault();
     refresh();
-    send(form, button, out);
+    send(form, button, stop, out);
   });
   refresh();
   return node;

@@ -132,6 +132,12 @@ button.plain { font: inherit; font-size: 13px; color: var(--text); background: v
   border-radius: 6px; padding: 3px 12px; cursor: pointer; }
 button.plain:hover { background: var(--soft); }
 .copy-status { font-size: 12px; }
+fieldset.parts { border: 1px solid var(--line); border-radius: 6px; margin: 6px 0; padding: 4px 10px 8px; }
+fieldset.parts legend { font-size: 13px; color: var(--muted); padding: 0 4px; }
+ol.sse-events { list-style: none; margin: 6px 0; padding: 0; max-height: 420px; overflow: auto; }
+.sse-event { border-left: 3px solid var(--accent); padding: 2px 0 2px 8px; margin: 6px 0; }
+.sse-head { font-size: 12px; color: var(--muted); font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+.result pre.sse-data { margin: 2px 0; max-height: 160px; }
 .loading { color: var(--muted); }
 @media (max-width: 860px) {
   .layout { grid-template-columns: 1fr; }

@@ -7,6 +7,7 @@ import type { OtlpExporterOptions } from "./exporter.js";
 import type { OtlpProtocol } from "./export-response.js";
 import { parseKeyValueList } from "./key-value-list.js";
 import { namedSampler, SAMPLER_NAMES, type Sampler, type SamplerName } from "./sampler.js";
+import type { OtelVariable } from "./env-variables.js";
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -18,14 +19,14 @@ export interface OtlpEnvConfig {
 
 const DEFAULT_ENDPOINT = "http://localhost:4318";
 
-function read(env: Environment, name: string): string | undefined {
+function read(env: Environment, name: OtelVariable): string | undefined {
   const v = env[name];
   if (v === undefined) return undefined;
   const t = v.trim();
   return t === "" ? undefined : t;
 }
 
-function integerVar(env: Environment, name: string, min: number): number | undefined {
+function integerVar(env: Environment, name: OtelVariable, min: number): number | undefined {
   const v = read(env, name);
   if (v === undefined) return undefined;
   if (!/^\d+$/.test(v) || Number(v) < min || !Number.isSafeInteger(Number(v))) {
@@ -34,7 +35,7 @@ function integerVar(env: Environment, name: string, min: number): number | undef
   return Number(v);
 }
 
-function booleanVar(env: Environment, name: string): boolean {
+function booleanVar(env: Environment, name: OtelVariable): boolean {
   const v = read(env, name);
   if (v === undefined) return false;
   const lower = v.toLowerCase();
@@ -43,7 +44,7 @@ function booleanVar(env: Environment, name: string): boolean {
   throw new TypeError(`${name} must be "true" or "false", got "${v}"`);
 }
 
-function urlVar(name: string, value: string): URL {
+function urlVar(name: OtelVariable, value: string): URL {
   let url: URL;
   try {
     url = new URL(value);
@@ -69,7 +70,7 @@ function tracesUrl(env: Environment): string {
  * The traces-specific variable wins; undefined when neither is set.
  */
 function protocolVar(env: Environment): OtlpProtocol | undefined {
-  for (const name of ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"]) {
+  for (const name of ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"] as const) {
     const v = read(env, name);
     if (v === undefined) continue;
     if (v === "http/protobuf" || v === "http/json") return v;

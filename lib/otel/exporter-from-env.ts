@@ -3,6 +3,7 @@
 // has the last word), except what the environment cannot say (logger, retry, scope).
 import { otlpExporter, type OtlpExporter, type OtlpExporterOptions, type OtlpExporterStats } from "./exporter.js";
 import { otlpConfigFromEnv, type Environment } from "./env-config.js";
+import type { OtelVariable } from "./env-variables.js";
 
 const NO_STATS: OtlpExporterStats = { exported: 0, dropped: 0, failedBatches: 0, failedSpans: 0, rejected: 0, retries: 0, failedExports: 0, consecutiveFailures: 0, queued: 0, transport: "inline" };
 
@@ -24,7 +25,7 @@ function disabledExporter(): OtlpExporter {
 export function otlpExporterFromEnv(env: Environment = process.env, defaults: OtlpExporterOptions = {}): OtlpExporter {
   const { disabled, options } = otlpConfigFromEnv(env);
   if (disabled) return disabledExporter();
-  const has = (name: string): boolean => (env[name] ?? "").trim() !== "";
+  const has = (name: OtelVariable): boolean => (env[name] ?? "").trim() !== "";
   const merged: OtlpExporterOptions = { ...defaults };
   if (defaults.url === undefined || has("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") || has("OTEL_EXPORTER_OTLP_ENDPOINT")) merged.url = options.url!;
   merged.headers = { ...defaults.headers, ...options.headers };

@@ -10,6 +10,7 @@
 export { otlpExporter, type OtlpExporter, type OtlpExporterOptions, type OtlpExporterStats } from "./exporter.js";
 export { otlpExporterFromEnv } from "./exporter-from-env.js";
 export { otlpConfigFromEnv, type OtlpEnvConfig, type Environment } from "./env-config.js";
+export { OTEL_ENV_VARIABLES, type OtelVariable } from "./env-variables.js";
 export {
   alwaysOnSampler,
   alwaysOffSampler,

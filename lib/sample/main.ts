@@ -5,7 +5,7 @@ import { runAuditCommand } from "../audit/index.js";
 import { FileReplayStore, runReplayCommand } from "../replay/index.js";
 import type { Logger } from "../index.js";
 import { otlpExportMetrics } from "../metrics/index.js";
-import { otlpExporterFromEnv } from "../otel/index.js";
+import { OTEL_ENV_VARIABLES, otlpExporterFromEnv } from "../otel/index.js";
 import { runService } from "../service/index.js";
 import { redisClient } from "../redis/index.js";
 import { createSampleApp } from "./app.js";
@@ -33,6 +33,7 @@ await runService({
   version: "0.1.0",
   description: "The keel sample service: every endpoint of the spec's sample application.",
   settings: SAMPLE_SETTINGS,
+  environment: OTEL_ENV_VARIABLES,
   ...(otel === null ? {} : { production: { spans: { onSpan: otel, sampler: otel.sampler } } }),
   commands: {
     replay: {

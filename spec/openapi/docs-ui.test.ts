@@ -7,7 +7,12 @@ import { describe, it } from "node:test";
 import { dumpDom, findChromium } from "../support/chromium.js";
 import { withBrowser, type CdpPage } from "../support/cdp.js";
 import { Script } from "node:vm";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { App, Reply, context, cookie, header, html, query, route, silentLogger, t } from "../../lib/index.js";
+import { multipart } from "../../lib/web/index.js";
+import { sse } from "../../lib/sse/index.js";
 import { DOCS_PAGE_HEADERS, docsRoutes, renderDocsPage } from "../../lib/openapi/index.js";
 import { DEV_JWT_SECRET, createSampleApp } from "../../lib/sample/index.js";
 
@@ -367,4 +372,143 @@ describe("docs UI driven over the DevTools protocol", () => {
       await server.close();
     }
   });
+
+  it("multipart/form-data: one input per field, file inputs for binary ones; sent as FormData to the sample's upload route; curl uses -F", { skip, timeout: 90_000 }, async () => {
+    const app = sampleWithBodyRoutes().app;
+    const form = `form.try[data-operation="${await operationIdOf(app, "/api/v1/uploads", "post")}"]`;
+    const many = `form.try[data-operation="${await operationIdOf(app, "/try/many", "post")}"]`;
+    const dir = mkdtempSync(join(tmpdir(), "keel-docs-ui-"));
+    const fileText = "hello from the docs UI\n";
+    writeFileSync(join(dir, "note;1.txt"), fileText);
+    writeFileSync(join(dir, "a.txt"), "A");
+    writeFileSync(join(dir, "b.txt"), "BB");
+    const server = await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      await withBrowser(chromium!, async (browser) => {
+        const page = await browser.newPage();
+        await openDocs(page, server.url, "/patched");
+        const inputs = (f: string) => page.evaluate<string[]>(`Array.from(document.querySelectorAll(${JSON.stringify(f + " fieldset.parts [name]")}), (i) => i.name + "/" + i.tagName + ":" + i.type + (i.multiple ? ":multiple" : ""))`);
+        assert.deepEqual(await inputs(form), ["part:title/INPUT:text", "part:file/INPUT:file"]);
+        assert.equal(await page.evaluate(`!!document.querySelector(${JSON.stringify(form + " textarea")})`), false, "no bare textarea");
+        assert.deepEqual(await inputs(many), ["part:tags/INPUT:text", "part:kind/SELECT:select-one", "part:files/INPUT:file:multiple"]);
+
+        await page.evaluate(`document.querySelector(${JSON.stringify(form)}).closest("details").open = true`);
+        await page.type(`${form} [name="part:title"]`, "it's a title");
+        await setFiles(page, `${form} [name="part:file"]`, [join(dir, "note;1.txt")]);
+        const curl = (await text(page, `${form} pre.curl`)) ?? "";
+        assert.ok(curl.includes(`-F 'title=it'\\''s a title'`), `curl sends the field with -F:\n${curl}`);
+        assert.ok(curl.includes(`-F 'file=@"note;1.txt"'`), `curl sends the file with -F name=@file:\n${curl}`);
+        assert.doesNotMatch(curl, /content-type|--data/i, "curl -F writes the content-type with its boundary");
+        assert.equal(await sendTryIt(page, form), "201");
+        const receipt = JSON.parse((await text(page, `${form} .result pre.resp-body`)) ?? "null") as Record<string, unknown>;
+        assert.deepEqual(receipt, {
+          title: "it's a title",
+          name: "note;1.txt",
+          size: Buffer.byteLength(fileText),
+          content_type: "text/plain",
+          sha256: createHash("sha256").update(fileText).digest("hex"),
+        });
+
+        // An array of files is one multiple input; an array of strings is comma-separated parts; a value curl would read as a file is sent with --form-string.
+        await page.evaluate(`document.querySelector(${JSON.stringify(many)}).closest("details").open = true`);
+        await setFiles(page, `${many} [name="part:files"]`, [join(dir, "a.txt"), join(dir, "b.txt")]);
+        await page.type(`${many} [name="part:tags"]`, "x, @y");
+        const manyCurl = (await text(page, `${many} pre.curl`)) ?? "";
+        assert.ok(manyCurl.includes(`-F 'files=@a.txt' \\\n  -F 'files=@b.txt'`), manyCurl);
+        assert.ok(manyCurl.includes(`-F 'tags=x' \\\n  --form-string 'tags=@y'`), manyCurl);
+        assert.equal(await sendTryIt(page, many), "200");
+        assert.deepEqual(JSON.parse((await text(page, `${many} .result pre.resp-body`)) ?? "null"), { files: ["a.txt:1", "b.txt:2"], tags: ["x", "@y"] });
+        assertNoCspViolation(page);
+      }, { timeoutMs: 80_000 });
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("text/event-stream: try-it shows the sample's events as they arrive and Stop aborts the request", { skip, timeout: 90_000 }, async () => {
+    const { app, streamClosed } = sampleWithBodyRoutes();
+    const events = `form.try[data-operation="${await operationIdOf(app, "/api/v1/events", "get")}"]`;
+    const stream = `form.try[data-operation="${await operationIdOf(app, "/try/stream", "get")}"]`;
+    const server = await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      await withBrowser(chromium!, async (browser) => {
+        const page = await browser.newPage();
+        await openDocs(page, server.url);
+        const shown = (f: string) => page.evaluate<string[]>(`Array.from(document.querySelectorAll(${JSON.stringify(f + " .result li.sse-event")}), (e) => e.getAttribute("data-event") + "#" + e.getAttribute("data-id"))`);
+        const stopVisible = (f: string) => page.evaluate<boolean>(`!document.querySelector(${JSON.stringify(f + " button.stop")}).hidden`);
+
+        // The sample's endless stream (a tick a second): two ticks appear while it is still open.
+        assert.equal(await stopVisible(events), false, "no Stop button before a request");
+        assert.equal(await sendTryIt(page, events), "200", "the status shows as soon as the headers arrive");
+        assert.equal(await page.evaluate(`document.querySelector(${JSON.stringify(events + " .result")}).getAttribute("data-stream")`), "open");
+        await page.waitFor(`document.querySelectorAll(${JSON.stringify(events + " .result li.sse-event")}).length >= 2`, 15_000, "two events");
+        assert.deepEqual((await shown(events)).slice(0, 2), ["tick#1", "tick#2"]);
+        assert.match((await text(page, `${events} .result li.sse-event pre.sse-data`)) ?? "", /"n": 1/);
+        assert.equal(await stopVisible(events), true);
+        assert.equal(await page.evaluate(`document.querySelector(${JSON.stringify(events + " button.send")}).disabled`), true);
+        await page.click(`${events} button.stop`);
+        assert.equal(await page.waitFor<string>(`(() => { const s = document.querySelector(${JSON.stringify(events + " .result")}).getAttribute("data-stream"); return s !== "open" && s; })()`, 15_000, "the stream to stop"), "stopped");
+        await page.waitFor(`!document.querySelector(${JSON.stringify(events + " button.send")}).disabled`, 15_000, "Send to be enabled again");
+        assert.equal(await stopVisible(events), false);
+        assert.ok((await shown(events)).length >= 2, "what arrived stays on screen");
+
+        // Stop ends the request on the server too: the stream's source sees its signal abort.
+        assert.equal(await sendTryIt(page, stream), "200");
+        await page.waitFor(`document.querySelectorAll(${JSON.stringify(stream + " .result li.sse-event")}).length >= 2`, 15_000, "two events");
+        assert.deepEqual(await shown(stream), ["message#1", "greeting#2"]);
+        assert.equal(await text(page, `${stream} .result li.sse-event:nth-child(2) pre.sse-data`), "line one\nline two");
+        await page.click(`${stream} button.stop`);
+        assert.equal(await streamClosed, "aborted");
+        assertNoCspViolation(page);
+      }, { timeoutMs: 80_000 });
+    } finally {
+      await server.close();
+    }
+  });
 });
+
+/** Sets the files of a file input as a user's file chooser would (DOM.setFileInputFiles). */
+async function setFiles(page: CdpPage, selector: string, files: string[]): Promise<void> {
+  const found = await page.send("Runtime.evaluate", { expression: `document.querySelector(${JSON.stringify(selector)})` });
+  const objectId = (found["result"] as { objectId?: string } | undefined)?.objectId;
+  assert.ok(objectId, `no element at ${selector}`);
+  await page.send("DOM.setFileInputFiles", { files, objectId });
+  await page.evaluate(`document.querySelector(${JSON.stringify(selector)}).dispatchEvent(new Event("change", { bubbles: true }))`);
+}
+
+/**
+ * The sample with docs plus a multipart route taking several files and a list, and an event stream
+ * that sends two events (the second with two data lines) then waits for the client to go.
+ */
+function sampleWithBodyRoutes() {
+  let closed!: (how: string) => void;
+  const streamClosed = new Promise<string>((resolve) => (closed = resolve));
+  const app = sampleWithDocs();
+  // keel documents each file field as one binary string; this copy of the document declares
+  // /try/many's files as an array of them, as OpenAPI allows (repeated parts).
+  const patched = async () => {
+    const doc = JSON.parse((await app.inject({ url: "/docs/openapi.json" })).body) as { paths: Record<string, Record<string, { requestBody: { content: Record<string, { schema: { properties: Record<string, unknown> } }> } }>> };
+    doc.paths["/try/many"]!["post"]!.requestBody.content["multipart/form-data"]!.schema.properties["files"] = { type: "array", items: { type: "string", format: "binary" } };
+    return new Reply(200, JSON.stringify(doc), { "content-type": "application/json" });
+  };
+  app.routes(
+    route.get("/patched", { hidden: true }, [], () => html(renderDocsPage("Patched"), 200, DOCS_PAGE_HEADERS)),
+    route.get("/patched/openapi.json", { hidden: true }, [], patched),
+    route.post(
+      "/try/many",
+      { tag: "zz-try", summary: "Several files and a list" },
+      [multipart({ fields: t.object({ tags: t.optional(t.array(t.string())), kind: t.optional(t.enum(["a", "b"])) }), files: { names: ["files"], maxFiles: 4, maxFileSize: 1024 } })],
+      ({ fields, files }) => ({ files: files.files.map((f) => `${f.filename}:${f.size}`), tags: fields.tags ?? [] }),
+    ),
+    route.get("/try/stream", { tag: "zz-try", summary: "Two events, then silence", responses: { 200: { description: "events", contentType: "text/event-stream", schema: t.string() } } }, [], () =>
+      sse(async (send, info) => {
+        await send({ id: "1", data: "first" });
+        await send({ event: "greeting", id: "2", data: "line one\nline two" });
+        if (!info.signal.aborted) await new Promise((resolve) => info.signal.addEventListener("abort", resolve, { once: true }));
+        closed("aborted");
+      }),
+    ),
+  );
+  return { app, streamClosed };
+}

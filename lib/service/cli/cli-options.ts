@@ -95,7 +95,10 @@ export function parseCli<S extends CliSpec>(spec: S, argv: readonly string[], en
 }
 
 /** Help text: usage line, then one block per option with its environment variable and default. */
-export function formatCliHelp(spec: CliSpec, usage: string, intro = ""): string {
+/** Variables a service reads directly (no flag), by name: the text --help shows for each. */
+export type EnvironmentHelp = Readonly<Record<string, string>>;
+
+export function formatCliHelp(spec: CliSpec, usage: string, intro = "", environment: EnvironmentHelp = {}): string {
   const lines: string[] = [`Usage: ${usage}`, ""];
   if (intro !== "") lines.push(intro, "");
   lines.push("Options (a flag wins over its environment variable):");
@@ -109,6 +112,12 @@ export function formatCliHelp(spec: CliSpec, usage: string, intro = ""): string 
   });
   lines.push("  --version".padEnd(width) + "Print the version and exit");
   lines.push("  -h, --help".padEnd(width) + "Show this help and exit");
+  const names = Object.keys(environment);
+  if (names.length > 0) {
+    lines.push("", "Environment variables without a flag:");
+    const envWidth = Math.max(...names.map((n) => n.length + 2)) + 2;
+    for (const name of names) lines.push(`  ${name}`.padEnd(envWidth) + environment[name]);
+  }
   return lines.join("\n") + "\n";
 }
 

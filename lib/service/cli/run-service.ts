@@ -38,6 +38,11 @@ export interface RunServiceOptions<S extends CliSpec = {}> {
    */
   settings?: S;
   /**
+   * Environment variables the service reads itself, without a flag (name -> help text), e.g.
+   * keel/otel's OTEL_ENV_VARIABLES: listed in --help so it names every variable the service reads.
+   */
+  environment?: Readonly<Record<string, string>>;
+  /**
    * Subcommands run instead of the server when they are the first argument
    * (`node dist/server.js audit verify ./audit`): each gets the remaining arguments and
    * returns the exit code. Listed in --help.
@@ -100,7 +105,7 @@ async function serve<S extends CliSpec>(options: RunServiceOptions<S>): Promise<
   const command = argv[0] !== undefined && options.commands !== undefined && Object.hasOwn(options.commands, argv[0]) ? options.commands[argv[0]]! : undefined;
   if (command !== undefined) process.exit(await command.run(argv.slice(1), PROCESS_IO));
   const version = options.version === undefined ? options.service : `${options.service} ${options.version}`;
-  const config = loadServiceConfig(argv, options.env ?? process.env, program, {}, commandsHelp(options.description, options.commands), options.settings ?? ({} as S), version);
+  const config = loadServiceConfig(argv, options.env ?? process.env, program, {}, commandsHelp(options.description, options.commands), options.settings ?? ({} as S), version, options.environment);
   const base = options.version === undefined ? { service: options.service } : { service: options.service, version: options.version };
 
   if (config.workers !== null && cluster.isPrimary) {

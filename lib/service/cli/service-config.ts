@@ -7,7 +7,7 @@ import { KEEL_ENV_VALUES } from "../../plugin.js";
 import { DEFAULT_SERVER_LIMITS } from "../../index.js";
 import { parseLogLevel } from "../observability/json-logger.js";
 import { defaultMaxConnections, openFileLimit } from "./fd-limit.js";
-import { booleanValue, CliUsageError, formatCliHelp, integerIn, oneOf, parseCli, type CliOption, type CliSpec, type CliValues } from "./cli-options.js";
+import { booleanValue, CliUsageError, formatCliHelp, integerIn, oneOf, parseCli, type CliOption, type CliSpec, type CliValues, type EnvironmentHelp } from "./cli-options.js";
 
 export interface ServiceConfig<S extends CliSpec = {}> {
   host: string;
@@ -207,15 +207,21 @@ export function parseServiceConfig<S extends CliSpec = {}>(
   };
 }
 
-export function serviceHelp(program = "node dist/server.js", description = "A keel service.", settings: CliSpec = {}): string {
+export function serviceHelp(program = "node dist/server.js", description = "A keel service.", settings: CliSpec = {}, environment: EnvironmentHelp = {}): string {
+  const spec = allOptions(settings);
+  // A variable listed twice (as a setting's and as read directly) would be read two ways.
+  for (const name of Object.keys(environment)) {
+    if (Object.values(spec).some((o) => o.env === name)) throw new TypeError(`service environment variable ${name} is also a setting's variable`);
+  }
   return formatCliHelp(
-    allOptions(settings),
+    spec,
     `${program} [options]`,
     description +
       // A description that ends a block (the list of subcommands) is followed by a blank line.
       (description.endsWith("\n") ? "\n" : " ") +
       "Logs are JSON lines on stdout (pino format).\n" +
       `SIGTERM/SIGINT drain in-flight requests, then exit 0 (1 when past --shutdown-timeout). --workers 0 means ${cpuNote()}.`,
+    environment,
   );
 }
 
@@ -239,6 +245,7 @@ export function loadServiceConfig<S extends CliSpec = {}>(
   description?: string,
   settings: S = {} as S,
   version = "unknown",
+  environment: EnvironmentHelp = {},
 ): ServiceConfig<S> {
   const out = io.stdout ?? ((s: string) => void process.stdout.write(s));
   const err = io.stderr ?? ((s: string) => void process.stderr.write(s));
@@ -246,7 +253,7 @@ export function loadServiceConfig<S extends CliSpec = {}>(
   try {
     const config = parseServiceConfig(argv, env, settings);
     if (config === "help") {
-      out(serviceHelp(program, description, settings));
+      out(serviceHelp(program, description, settings, environment));
       return exit(0);
     }
     if (config === "version") {

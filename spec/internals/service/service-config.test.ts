@@ -131,6 +131,15 @@ describe("parseServiceConfig", () => {
     assert.match(text, /--help/);
   });
 
+  it("help lists the variables a service reads without a flag; one that is also a setting's is refused", () => {
+    const text = serviceHelp("svc", "A service.", {}, { OTEL_SERVICE_NAME: "service.name of the spans", EXTRA_VAR: "something else" });
+    const section = text.slice(text.indexOf("Environment variables without a flag:"));
+    assert.match(section, /^ {2}OTEL_SERVICE_NAME {2,}service\.name of the spans$/m);
+    assert.match(section, /^ {2}EXTRA_VAR {2,}something else$/m);
+    assert.doesNotMatch(serviceHelp("svc"), /without a flag/, "no section when there are none");
+    assert.throws(() => serviceHelp("svc", "A service.", {}, { PORT: "twice" }), /PORT is also a setting's variable/);
+  });
+
   it("WORKERS=0 means one worker per CPU", () => {
     assert.equal(resolveWorkerCount(0), availableParallelism());
     assert.equal(resolveWorkerCount(3), 3);
