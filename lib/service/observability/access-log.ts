@@ -12,7 +12,7 @@ import { performance } from "node:perf_hooks";
 import type { Context, Layer, Logger, LogLevelName, MatchedRoute, Reply } from "../../index.js";
 import { type Chain, directLayer, isJsonLogger, isPromise, isStreamBody, parseLogLevel } from "../../plugin.js";
 import { compileRequestIdPolicy, type RequestIdOptions } from "../../shared/request-id.js";
-import { newSpanId, newTraceId } from "./random-hex.js";
+import { newTraceId } from "./random-hex.js";
 import { redactHeaders, secretNameSet } from "./redact.js";
 import { errorType, RequestSpan, requestSpanAttributes, safeSink, setRequestSpan, type SpanRecord, type SpanRecorder, type SpanSink } from "./span.js";
 import { formatTraceParent, isSampledFlags, parseTraceParent, TRACEPARENT_HEADER } from "./traceparent.js";
@@ -222,9 +222,10 @@ export function accessLog(options: AccessLogOptions): Layer {
     let timed = writeLines;
     if (trace) {
       const tp = parseTraceParent(ctx.req.headers[TRACEPARENT_HEADER]);
+      // Ids are drawn when first read (RequestSpan), except a new trace's id a sampler decides on.
       rs = tp === null
-        ? new RequestSpan(newTraceId(), newSpanId(), "", "01", recorder)
-        : new RequestSpan(tp.traceId, newSpanId(), tp.parentId, tp.flags, recorder);
+        ? new RequestSpan(sampler === undefined ? "" : newTraceId(), "", "", "01", recorder)
+        : new RequestSpan(tp.traceId, "", tp.parentId, tp.flags, recorder);
       if (sampler !== undefined) rs.setSampled(sampler.shouldSample(rs.traceId, tp === null ? null : { sampled: rs.sampled }));
       if (storeSpan) setRequestSpan(ctx, rs);
       if (anySinks && (sampler === undefined || rs.sampled)) timed = true;
