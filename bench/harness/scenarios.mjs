@@ -72,6 +72,7 @@ export const IMPLEMENTATIONS = [
   { id: "keel-obs-metrics", label: "+ metrics()", entry: "servers/keel-obs-metrics.ts", peer: false, optIn: true },
   { id: "keel-obs-export-off", label: "+ OTLP exporter, export off (ratio 0)", entry: "servers/keel-obs-export-off.ts", peer: false, optIn: true },
   { id: "keel-obs-export-1pct", label: "+ OTLP export, 1% sampled", entry: "servers/keel-obs-export-1pct.ts", peer: false, optIn: true },
+  { id: "keel-obs-export-1pct-batched", label: "+ OTLP export, 1% sampled, batches of 50", entry: "servers/keel-obs-export-1pct-batched.ts", peer: false, optIn: true },
   { id: "raw", label: "raw node:http", entry: "servers/raw.ts", peer: false },
   { id: "floor", label: "node:http floor", entry: "servers/floor.ts", peer: false, only: ["hello"] },
   { id: "fastify", label: "Fastify 5", entry: "servers/fastify.mjs", peer: true },
