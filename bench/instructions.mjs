@@ -175,5 +175,7 @@ for (const s of scenarios) {
   const ratio = (a, b) => (a === undefined || b === undefined ? "" : `${(a / b).toFixed(3)}`);
   lines.push(`| ${s.id} | ${impls.map((i) => (cell(s.id, i.id) === undefined ? "" : `${Math.round(cell(s.id, i.id).median).toLocaleString("en-US")} (±${cell(s.id, i.id).spreadPct.toFixed(1)}%)`)).join(" | ")} | ${ratio(keel, raw)} | ${ratio(keel, fastify)} |`);
 }
+// Observability steps (keel-observed, keel-obs-*; issue 34 goal 4): each over bare keel on the same scenario.
+for (const s of scenarios) for (const i of impls) if (i.id.startsWith("keel-obs") && cell(s.id, "keel") !== undefined && cell(s.id, i.id) !== undefined) lines.push("", `${s.id}, ${i.label}: ${(((cell(s.id, i.id).median / cell(s.id, "keel").median) - 1) * 100).toFixed(2)}% over keel`);
 console.log(lines.join("\n"));
 if (opts.out !== "") writeFileSync(opts.out, JSON.stringify({ node: process.version, opts, results }, null, 2));

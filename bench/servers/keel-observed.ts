@@ -7,7 +7,7 @@
 // in another process (a child that answers 200 and discards), with the exporter's defaults
 // (queue 2048, batches of 512). No access log and no request id: those are the baseline's, not
 // tracing. At exit the exporter's counts go to stderr so a run can see spans were not dropped.
-// KEEL_BENCH_RESPONSE_TRACEPARENT=0 leaves the traceparent off the responses (spans.responseTraceparent).
+// KEEL_BENCH_RESPONSE_TRACEPARENT=1 sends the traceparent back on the responses (spans.responseTraceparent; off by default).
 import { spawn } from "node:child_process";
 import { App, silentLogger } from "../../lib/index.js";
 import { metrics } from "../../lib/metrics/index.js";
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   const parts = process.env["KEEL_BENCH_OBSERVE"] ?? "metrics,tracing";
   // Metrics first, as its docs ask (it then times every other layer).
   if (parts.includes("metrics")) app.register(metrics());
-  const responseTraceparent = process.env["KEEL_BENCH_RESPONSE_TRACEPARENT"] !== "0";
+  const responseTraceparent = process.env["KEEL_BENCH_RESPONSE_TRACEPARENT"] === "1";
   if (parts.includes("spans")) production({ service: "bench", logger: silentLogger, probes: false, accessLog: false, requestId: false, spans: { responseTraceparent } }).register(app);
   if (parts.includes("tracing")) production({ service: "bench", logger: silentLogger, probes: false, accessLog: false, requestId: false, spans: { onSpan: exporter, sampler: exporter.sampler, responseTraceparent } }).register(app);
   app.routes(scenarioRoutes(false));

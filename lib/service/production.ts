@@ -29,8 +29,9 @@ export interface ProductionSpanOptions {
   /** Level of child-span lines (default info). */
   childSpanLevel?: LogLevelName | number;
   /**
-   * Send the traceparent back on every response (default true). false keeps trace ids from
-   * clients; spans, log lines and outgoing calls still carry them.
+   * Send the traceparent back on every response (default false: W3C Trace Context Level 1
+   * defines no response header and OpenTelemetry's HTTP instrumentation sends none). Spans, log
+   * lines and outgoing calls carry the trace ids either way.
    */
   responseTraceparent?: boolean;
   /** Receivers of finished spans (an OpenTelemetry exporter, tests). */

@@ -46,7 +46,7 @@ describe("otlpExporter(): the OTLP JSON payload of a real request", () => {
       resource: { "service.version": "2.0.1", "deployment.environment.name": "test" },
       scheduleDelayMs: 60_000,
     });
-    const prod = production({ service: "billing", logger: silentLogger, probes: false, spans: { onSpan: exporter } });
+    const prod = production({ service: "billing", logger: silentLogger, probes: false, spans: { onSpan: exporter, responseTraceparent: true } });
     const app = new App({ logger: silentLogger });
     prod.register(app);
     app.routes(

@@ -46,7 +46,7 @@ async function traced(sampler: Sampler | undefined): Promise<Traced> {
   receiver.received.length = 0;
   const exporter = otlpExporter({ url: receiver.url + "/v1/traces", scheduleDelayMs: 60_000 });
   const delivered: SpanRecord[] = [];
-  const prod = production({ service: "edge", logger: silentLogger, probes: false, spans: { onSpan: [exporter, (s) => delivered.push(s)], sampler } });
+  const prod = production({ service: "edge", logger: silentLogger, probes: false, spans: { onSpan: [exporter, (s) => delivered.push(s)], sampler, responseTraceparent: true } });
   const app = new App({ logger: silentLogger });
   prod.register(app);
   app.routes(

@@ -120,9 +120,18 @@ describe("accessLog layer", () => {
     assert.equal(errLine["service"], "svc");
   });
 
+  it("sends no traceparent back unless responseTraceparent is true (issue 34)", async () => {
+    const { logger } = collectingLogger();
+    const server = await serve(logger);
+    const r = await send(server.url + "/users/1", { headers: { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" } });
+    await server.close();
+    assert.equal(r.status, 200);
+    assert.equal(r.headers["traceparent"], undefined);
+  });
+
   it("keeps an incoming traceparent's trace id, sends its own span id back, and starts traces otherwise", async () => {
     const { logger, lines } = collectingLogger();
-    const server = await serve(logger);
+    const server = await serve(logger, { responseTraceparent: true });
     const incoming = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
     const kept = await send(server.url + "/users/1", { headers: { traceparent: incoming } });
     const fresh = await send(server.url + "/users/2");
@@ -255,7 +264,7 @@ describe("accessLog({ onSpan, sampler }) used directly", () => {
     const spans: SpanRecord[] = [];
     let sample = true;
     const app = new App({ logger: captureLogger(100) })
-      .layer(accessLog({ logger: captureLogger(100), log: false, onSpan: (s) => void spans.push(s), sampler: { shouldSample: () => sample } }))
+      .layer(accessLog({ logger: captureLogger(100), log: false, onSpan: (s) => void spans.push(s), sampler: { shouldSample: () => sample }, responseTraceparent: true }))
       .routes(route.get("/users/{id}", [path("id", t.u64())], (id) => ({ id })));
     const r = await app.inject({ url: "/users/7", headers: { host: "api.example.com:8443", "user-agent": "probe/1" } });
     assert.equal(r.status, 200);

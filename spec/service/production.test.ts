@@ -63,14 +63,14 @@ async function stop(server: ListeningServer, prod: { flush(): Promise<void> }): 
 }
 
 describe("production()", () => {
-  it("every response carries x-request-id and traceparent, probes included; every request is one JSON line", async () => {
+  it("every response carries x-request-id (and no traceparent: off by default), probes included; every request is one JSON line", async () => {
     const { server, prod, out } = await start();
     const paths = ["/hello", "/nope", "/live", "/ready", "/health", "/broken"];
     const responses = await Promise.all(paths.map((p) => send(server.url + p)));
     await stop(server, prod);
     for (const [i, r] of responses.entries()) {
       assert.match(String(r.headers["x-request-id"]), /^[0-9a-f-]{36}$/, paths[i]);
-      assert.match(String(r.headers["traceparent"]), /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/, paths[i]);
+      assert.equal(r.headers["traceparent"], undefined, paths[i]);
     }
     const lines = out.lines();
     const access = lines.filter((l) => l["msg"] === "request completed");
@@ -84,7 +84,7 @@ describe("production()", () => {
     }
     const hello = access.find((l) => l["route"] === "/hello")!;
     assert.equal(hello["req_id"], responses[0]!.headers["x-request-id"]);
-    assert.equal(hello["trace_id"], String(responses[0]!.headers["traceparent"]).split("-")[1]);
+    assert.match(String(hello["trace_id"]), /^[0-9a-f]{32}$/);
   });
 
   it("ids are kept, generated and unique under concurrency, and match the log lines", async () => {
@@ -213,6 +213,24 @@ describe("production()", () => {
     assert.equal(prod.layers.length, 0);
   });
 
+  it("spans.responseTraceparent: true sends the request span's traceparent back (false: the default)", async () => {
+    const { server, prod, out } = await start({ spans: { responseTraceparent: true } });
+    const incoming = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    const continued = await send(server.url + "/hello", { headers: { traceparent: incoming } });
+    const fresh = await send(server.url + "/hello");
+    await stop(server, prod);
+    const tp = String(continued.headers["traceparent"]).split("-");
+    assert.deepEqual([tp[0], tp[1], tp[3]], ["00", "4bf92f3577b34da6a3ce929d0e0e4736", "01"]);
+    assert.notEqual(tp[2], "00f067aa0ba902b7", "a new span id for this hop");
+    assert.match(String(fresh.headers["traceparent"]), /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    const lines = out.lines().filter((l) => l["msg"] === "request completed");
+    assert.equal(lines.find((l) => l["trace_id"] === tp[1])!["span_id"], tp[2]);
+    const off = await start({ spans: { responseTraceparent: false } });
+    const none = await send(off.server.url + "/hello");
+    await stop(off.server, off.prod);
+    assert.equal(none.headers["traceparent"], undefined);
+  });
+
   it("request ids alone use the standalone layer; spans alone keep ids off", async () => {
     const idsOnly = await start({ spans: false, accessLog: false, probes: false });
     const a = await send(idsOnly.server.url + "/hello", { headers: { "x-request-id": "only-ids" } });
@@ -220,16 +238,19 @@ describe("production()", () => {
     assert.equal(a.headers["x-request-id"], "only-ids");
     assert.equal(a.headers["traceparent"], undefined);
 
-    const spansOnly = await start({ requestId: false, accessLog: false, probes: false });
+    const spansOnly = await start({ requestId: false, spans: { responseTraceparent: true }, accessLog: false, probes: false });
     const b = await send(spansOnly.server.url + "/hello");
     await stop(spansOnly.server, spansOnly.prod);
     assert.equal(b.headers["x-request-id"], undefined);
     assert.match(String(b.headers["traceparent"]), /^00-/);
   });
 
-  it("spans.responseTraceparent: false keeps trace ids off the response, not out of the trace", async () => {
+  // Issue 34 (owner's decision on issue 19): W3C Trace Context Level 1 defines no response header
+  // and OpenTelemetry's HTTP instrumentation sends none, so the traceparent stays off the response
+  // unless spans.responseTraceparent is true.
+  it("by default no traceparent goes back on the response; the trace keeps its ids", async () => {
     const spans: Array<{ traceId: string; parentSpanId: string }> = [];
-    const { server, prod, out } = await start({ spans: { responseTraceparent: false, onSpan: (s) => void spans.push(s) } });
+    const { server, prod, out } = await start({ spans: { onSpan: (s) => void spans.push(s) } });
     const incoming = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
     const continued = await send(server.url + "/hello", { headers: { traceparent: incoming } });
     const fresh = await send(server.url + "/hello");

@@ -1,5 +1,5 @@
 // The access-log layer: per request, the request id (x-request-id in and out), the server span
-// (W3C traceparent in and out) and one JSON line when the reply is ready:
+// (W3C traceparent in; out only with responseTraceparent) and one JSON line when the reply is ready:
 //   {"level":30,"time":…,"pid":…,"hostname":…,"service":…,"msg":"request completed",
 //    "req_id":…,"method":"GET","route":"/users/{id}","status":200,"duration_ms":0.412,
 //    "trace_id":…,"span_id":…,"parent_span_id"?:…,"error_id"?:…,"error_type"?:…}
@@ -12,7 +12,7 @@ import { performance } from "node:perf_hooks";
 import type { Context, Layer, Logger, LogLevelName, MatchedRoute, Reply } from "../../index.js";
 import { type Chain, directLayer, isJsonLogger, isPromise, isStreamBody, parseLogLevel } from "../../plugin.js";
 import { compileRequestIdPolicy, type RequestIdOptions } from "../../shared/request-id.js";
-import { newSpanId, newTraceId } from "./random-hex.js";
+import { newTraceId } from "./random-hex.js";
 import { redactHeaders, secretNameSet } from "./redact.js";
 import { errorType, RequestSpan, requestSpanAttributes, safeSink, setRequestSpan, type SpanRecord, type SpanRecorder, type SpanSink } from "./span.js";
 import { formatTraceParent, isSampledFlags, parseTraceParent, TRACEPARENT_HEADER } from "./traceparent.js";
@@ -26,15 +26,16 @@ export interface AccessLogOptions {
   log?: boolean;
   /** Request ids: options, or false to leave `ctx.requestId` alone (default on). */
   requestId?: RequestIdOptions | false;
-  /** Server spans with W3C traceparent in and out (default true). */
+  /** Server spans with W3C traceparent in (default true). */
   trace?: boolean;
   /** Let handlers open child spans (stores the span on the context; default true with trace). */
   childSpans?: boolean;
   /**
-   * Send the request's traceparent back on the response (default true with trace). Off, clients
-   * never see trace ids (an edge facing untrusted clients); the spans, the log lines, child spans
-   * and outgoing calls still carry them. It also saves node's header work: a 55-character value
-   * is ~3,400 instructions of a `/hello` (bench/README.md, "Observability overhead").
+   * Send the request's traceparent back on the response (default false). Off by default since
+   * issue 34: W3C Trace Context Level 1 defines no response header and OpenTelemetry's HTTP
+   * instrumentation sends none; off, clients never see trace ids, while the spans, the log lines,
+   * child spans and outgoing calls still carry them. It also saves node's header work: a
+   * 55-character value is ~3,400 instructions of a `/hello` (bench/README.md, "Observability overhead").
    */
   responseTraceparent?: boolean;
   /** Level of child-span lines (default info). */
@@ -100,7 +101,7 @@ export function accessLog(options: AccessLogOptions): Layer {
   const escapeId = idPolicy?.needsEscape ?? true;
   const trace = options.trace ?? true;
   const storeSpan = trace && (options.childSpans ?? true);
-  const answerTraceparent = trace && (options.responseTraceparent ?? true);
+  const answerTraceparent = trace && (options.responseTraceparent ?? false);
   const sampler = options.sampler;
   const given: readonly SpanSink[] = options.onSpan === undefined ? [] : typeof options.onSpan === "function" ? [options.onSpan] : options.onSpan;
   // With a sampler, unsampled spans (the server span and its children) reach no sink.
@@ -221,9 +222,10 @@ export function accessLog(options: AccessLogOptions): Layer {
     let timed = writeLines;
     if (trace) {
       const tp = parseTraceParent(ctx.req.headers[TRACEPARENT_HEADER]);
+      // Ids are drawn when first read (RequestSpan), except a new trace's id a sampler decides on.
       rs = tp === null
-        ? new RequestSpan(newTraceId(), newSpanId(), "", "01", recorder)
-        : new RequestSpan(tp.traceId, newSpanId(), tp.parentId, tp.flags, recorder);
+        ? new RequestSpan(sampler === undefined ? "" : newTraceId(), "", "", "01", recorder)
+        : new RequestSpan(tp.traceId, "", tp.parentId, tp.flags, recorder);
       if (sampler !== undefined) rs.setSampled(sampler.shouldSample(rs.traceId, tp === null ? null : { sampled: rs.sampled }));
       if (storeSpan) setRequestSpan(ctx, rs);
       if (anySinks && (sampler === undefined || rs.sampled)) timed = true;
