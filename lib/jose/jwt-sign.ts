@@ -44,6 +44,17 @@ function seconds(value: number | undefined, name: string): number | undefined {
   return value;
 }
 
+/**
+ * A JWT signer for one key: `sign(claims, { subject, jwtId, expiresIn })` sets `iat`, `exp`,
+ * `nbf`, `iss` and `aud` from the options and refuses a claim given twice.
+ *
+ * @example
+ * ```ts
+ * const signer = createJwtSigner({ algorithm: "HS256", key: secret, expiresIn: 3600, issuer: "todo-api" });
+ * const token = signer.sign({ role: "admin" }, { subject: "alice" });
+ * ```
+ * @see docs/features/jose.md
+ */
 export function createJwtSigner(options: JwtSignerOptions): JwtSigner {
   const alg = options.algorithm;
   if (!isJwsAlgorithm(alg)) throw new JwtError("invalid_config", `unknown algorithm ${JSON.stringify(alg)}`);

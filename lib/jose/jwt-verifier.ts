@@ -34,6 +34,17 @@ function normalizeTyp(typ: string): string {
   return lower.startsWith("application/") ? lower.slice("application/".length) : lower;
 }
 
+/**
+ * A JWT verifier: signature (algorithm allow-list; one key, a key set or a JWKS URL), then the
+ * claims (`exp` required by default, `issuer`, `audience`, ...). `verify` rejects with a JwtError.
+ *
+ * @example
+ * ```ts
+ * const verifier = createJwtVerifier({ algorithms: ["RS256"], jwksUrl: "https://id.example.com/.well-known/jwks.json", issuer: "https://id.example.com" });
+ * const claims = await verifier.verify<{ role: string }>(token);
+ * ```
+ * @see docs/features/jose.md
+ */
 export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
   const { algorithms, source } = compileKeySource(options);
   const rules = compileClaimRules(options);

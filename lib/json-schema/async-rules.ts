@@ -5,7 +5,16 @@
 // with `SchemaAsyncRuleError` (map it to 500/503), it never becomes a 422 field item.
 import { ASYNC_KEYWORD, formatFieldPath, SchemaAsyncRuleError, type AsyncRule, type AsyncRuleAdapters, type FieldError, type JsonSchema } from "../plugin.js";
 
-/** SPEC async_unique: the value must not exist yet in `table.column` (asks `adapters.db.isUnique`). */
+/**
+ * SPEC async_unique: the value must not exist yet in `table.column` (asks `adapters.db.isUnique`).
+ *
+ * @example
+ * ```ts
+ * t.string({ email: true, async: [asyncUnique({ table: "users", column: "email" })] })
+ * // the app gives the adapter: new App({ validation: { db: { isUnique } } })
+ * ```
+ * @see docs/features/schema.md
+ */
 export function asyncUnique(options: { table: string; column: string; message?: string }): AsyncRule {
   const rule: { kind: "unique"; table: string; column: string; message?: string } = { kind: "unique", table: options.table, column: options.column };
   if (options.message !== undefined) rule.message = options.message;

@@ -36,6 +36,17 @@ export function anonymousBase(): string {
   return `https://keel.invalid/schema-${anonymousCount}/root.json`;
 }
 
+/**
+ * Schema documents by URI, for `$ref`s to other documents: give it to `compileSchema(schema, { registry })`.
+ *
+ * @example
+ * ```ts
+ * const registry = new SchemaRegistry();
+ * registry.add({ $id: "https://example.com/money.json", type: "integer", minimum: 0 });
+ * const price = compileSchema({ $ref: "https://example.com/money.json" }, { registry });
+ * ```
+ * @see docs/features/schema.md
+ */
 export class SchemaRegistry {
   readonly #parent: SchemaRegistry | undefined;
   readonly #resources = new Map<string, JsonSchema>();

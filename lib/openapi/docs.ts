@@ -13,7 +13,16 @@ import type { DocsOptions, OpenApiDocument } from "./types.js";
 /** The options each app's docs were mounted with: the defaults of `openApiDocument(app)`. */
 const mounted = new WeakMap<object, Omit<DocsOptions, "path">>();
 
-/** A plugin for `app.register(...)`: docs UI at `path`, the document at `{path}/openapi.json`. */
+/**
+ * A plugin for `app.register(...)`: docs UI at `path`, the document at `{path}/openapi.json`.
+ *
+ * @example
+ * ```ts
+ * app.register(docs("/docs", { title: "Todo API", version: "1.0.0" }));
+ * // GET /docs: the page; GET /docs/openapi.json: the document
+ * ```
+ * @see docs/features/openapi.md
+ */
 export function docs(path: string = DEFAULT_DOCS_PATH, options: Omit<DocsOptions, "path"> = {}): (app: App) => void {
   const version = openApiVersion(options.openapi);
   return (app) => {
@@ -24,7 +33,15 @@ export function docs(path: string = DEFAULT_DOCS_PATH, options: Omit<DocsOptions
   };
 }
 
-/** The OpenAPI document for `app`'s current route table (by default with the options its docs were mounted with). */
+/**
+ * The OpenAPI document for `app`'s current route table (by default with the options its docs were mounted with).
+ *
+ * @example
+ * ```ts
+ * writeFileSync("openapi.json", JSON.stringify(openApiDocument(app), null, 2));
+ * ```
+ * @see docs/features/openapi.md
+ */
 export function openApiDocument(app: Pick<App, "routeTable"> & Partial<Pick<App, "layerTable" | "runtime">>, options: Omit<DocsOptions, "path"> = mounted.get(app) ?? {}): OpenApiDocument {
   return buildOpenApiDocument(app.routeTable(), appDocumentOptions(app, options));
 }

@@ -95,6 +95,12 @@ export function compileRequestIdPolicy(options: RequestIdOptions = {}): RequestI
 /**
  * The request-id layer on its own. `production()` folds the same policy into its access-log
  * layer instead, so a full production stack pays for one layer, not two.
+ *
+ * @example
+ * ```ts
+ * app.layer(requestId({ trustIncoming: false })); // behind an untrusted edge: always a fresh id
+ * ```
+ * @see docs/features/middleware.md
  */
 export function requestId(options: RequestIdOptions = {}): Layer {
   const policy = compileRequestIdPolicy(options);

@@ -65,6 +65,17 @@ interface MemoryEntry<V> {
 }
 
 
+/**
+ * The in-memory `Store`: a bounded LRU (`maxEntries`, `maxBytes`) with TTLs, the default of every
+ * layer that keeps state.
+ *
+ * @example
+ * ```ts
+ * const buckets = new MemoryStore<TokenBucketState>({ maxEntries: 50_000, defaultTtlMs: 600_000 });
+ * app.layer(rateLimit({ capacity: 20, refillPerSecond: 5, store: buckets }));
+ * ```
+ * @see docs/features/stores.md
+ */
 export class MemoryStore<V> implements Store<V> {
   readonly maxEntries: number;
   readonly maxBytes: number;

@@ -34,6 +34,12 @@ export interface NegotiatedReplyOptions {
 /**
  * A reply in the client's preferred format: TOON when the request's Accept asks for it (and a
  * `negotiation()` layer runs), JSON otherwise. Without the layer it is an ordinary JSON reply.
+ *
+ * @example
+ * ```ts
+ * route.get("/todos", [], () => negotiated(todos, { status: 200 }));
+ * ```
+ * @see docs/features/toon.md
  */
 export function negotiated(value: unknown, options: NegotiatedReplyOptions = {}): NegotiatedReply {
   const body = value === undefined ? null : (JSON.stringify(value) as string | undefined) ?? null;
@@ -186,6 +192,13 @@ export function negotiateReply(ctx: Context, reply: Reply, options: NegotiationO
  * - TOON when Accept prefers it (see negotiateFormat), JSON otherwise; `Vary: Accept` always.
  * - A client accepting neither gets 406 `not_acceptable` (on a flagged route before the handler
  *   runs), or JSON with `fallbackToJson: true`. Error replies are never rewritten (always JSON).
+ *
+ * @example
+ * ```ts
+ * app.layer(negotiation({ tokenHeaders: "toon" }));
+ * route.get("/todos", [], () => negotiated(todos)); // TOON for `Accept: application/toon`
+ * ```
+ * @see docs/features/toon.md
  */
 export function negotiation(options: NegotiationOptions = {}): Layer {
   const settings = resolveSettings(options);

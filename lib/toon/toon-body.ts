@@ -78,6 +78,12 @@ function readToon(ctx: Context, strict: boolean): Promise<unknown> {
  * A TOON body (`application/toon` or `text/toon`, else 415), decoded (malformed: 400 naming the
  * line and column), validated by `schema` (failure: 422): a JSON Schema (`t`) or any Standard
  * Schema, as json() takes. Decoded objects have null prototypes.
+ *
+ * @example
+ * ```ts
+ * route.post("/todos", [toon(t.object({ title: t.string() }))], (todo) => created(todo));
+ * ```
+ * @see docs/features/toon.md
  */
 export function toon(): Extractor<unknown, true>;
 export function toon<const S extends AnySchema>(schema: S, options?: ToonBodyOptions): Extractor<Static<S>, true>;

@@ -106,6 +106,17 @@ function apiKeyDoc(header: string, query: string | undefined, required: boolean)
   };
 }
 
+/**
+ * The API key layer: a key in `x-api-key` (or `header`, or a `query` parameter), checked against
+ * `keys` (kept as SHA-256 digests, compared in constant time) or your `verify`. Missing or wrong: 401.
+ *
+ * @example
+ * ```ts
+ * app.layer(apiKey({ keys: [{ sha256: apiKeyDigest(process.env.BILLING_KEY!), claims: { sub: "billing" } }] }));
+ * route.get("/stats", [authUser()], (caller) => ({ caller: caller.sub }));
+ * ```
+ * @see docs/features/auth.md
+ */
 export function apiKey(options: ApiKeyOptions): Layer {
   const hasKeys = options.keys !== undefined;
   const hasVerify = options.verify !== undefined;

@@ -129,6 +129,12 @@ function guardExtractor<T extends object>(label: string, kind: "role" | "permiss
 /**
  * Only callers with the role (any of the roles, unless `match: "all"`) reach the handler, which
  * receives their claims. Roles are read from `role` / `roles` unless `claims` says otherwise.
+ *
+ * @example
+ * ```ts
+ * route.delete("/todos", [requireRole("admin")], (admin) => ({ by: admin.sub }));
+ * ```
+ * @see docs/features/auth.md
  */
 export function requireRole<T extends object = Record<never, never>>(roles: string | readonly string[], options: GuardOptions = {}): Extractor<JwtPayload & T> {
   const guard = compileGuard("requireRole", roles, options, { claims: DEFAULT_ROLE_CLAIMS, match: "any", split: false });
@@ -138,6 +144,12 @@ export function requireRole<T extends object = Record<never, never>>(roles: stri
 /**
  * Only callers holding the permission (all of the permissions, unless `match: "any"`) reach the
  * handler. Permissions are read from `permissions` and `scope` (space-separated) by default.
+ *
+ * @example
+ * ```ts
+ * route.post("/todos", [requirePermission("todos:write"), json(Todo)], (caller, todo) => created(todo));
+ * ```
+ * @see docs/features/auth.md
  */
 export function requirePermission<T extends object = Record<never, never>>(permissions: string | readonly string[], options: GuardOptions = {}): Extractor<JwtPayload & T> {
   const guard = compileGuard("requirePermission", permissions, options, { claims: DEFAULT_PERMISSION_CLAIMS, match: "all", split: true });

@@ -65,6 +65,19 @@ function bearerFrom(token: string | undefined, maxLength: number): string | type
   return parseBearer(`Bearer ${token}`, maxLength);
 }
 
+/**
+ * The bearer-token layer: verifies `Authorization: Bearer <token>` (options of createJwtVerifier,
+ * or a ready `verifier`) and stores the claims for `authUser()` and the guards. A missing or
+ * invalid token is 401 with a `WWW-Authenticate` challenge; unreachable JWKS keys, 503.
+ *
+ * @example
+ * ```ts
+ * app.layer(jwt({ algorithms: ["HS256"], key: secret, issuer: "todo-api" }));
+ * route.get("/me", [authUser<{ name: string }>()], (user) => ({ sub: user.sub, name: user.name }));
+ * route.get("/health", { config: { auth: false } }, [], () => "ok");
+ * ```
+ * @see docs/features/auth.md
+ */
 export function jwt(options: JwtLayerOptions): Layer {
   const verifier: JwtVerifier = "verifier" in options ? options.verifier : createJwtVerifier(options);
   const realm = options.realm ?? "api";
@@ -155,6 +168,12 @@ export interface AuthUserOptions {
 /**
  * The verified claims of the caller, typed by `T`: `authUser<{ role: string }>()`.
  * 401 when the request is anonymous; 500 when no authentication layer covers the route.
+ *
+ * @example
+ * ```ts
+ * route.get("/me", [authUser<{ name: string }>()], (user) => ({ sub: user.sub, name: user.name }));
+ * ```
+ * @see docs/features/auth.md
  */
 export function authUser<T extends object = Record<never, never>>(options: AuthUserOptions = {}): Extractor<JwtPayload & T> {
   return new Extractor<JwtPayload & T>(

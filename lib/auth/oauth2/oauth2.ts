@@ -131,6 +131,21 @@ function single(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? undefined : v;
 }
 
+/**
+ * An OAuth2 authorization-code client with PKCE: `startAuthorization(ctx)` redirects to the
+ * identity provider, `finishAuthorization(ctx)` checks the callback and exchanges the code.
+ *
+ * @example
+ * ```ts
+ * const login = oauth2Client({ clientId, authorizationEndpoint, tokenEndpoint, redirectUri, cookieSecret });
+ * route.get("/login", [context()], (ctx) => login.startAuthorization(ctx));
+ * route.get("/callback", [context()], async (ctx) => {
+ *   const done = await login.finishAuthorization(ctx); // done.tokens, done.idTokenClaims
+ *   return redirect(done.returnTo ?? "/").appendHeader("set-cookie", done.clearCookie);
+ * });
+ * ```
+ * @see docs/features/auth.md
+ */
 export function oauth2Client(options: OAuth2ClientOptions): OAuth2Client {
   const insecure = options.allowInsecureHttp === true;
   const authorizationEndpoint = endpoint("authorizationEndpoint", options.authorizationEndpoint, insecure);

@@ -39,6 +39,12 @@ function serialize(service: AltService): string {
  * `app.layer(altSvc([{ protocol: "h3", port: 443, maxAge: 86400 }]))` adds
  * `Alt-Svc: h3=":443"; ma=86400` to every answer; `altSvc("clear")` tells clients to forget
  * earlier advertisements.
+ *
+ * @example
+ * ```ts
+ * app.layer(altSvc([{ protocol: "h3", port: 443, maxAge: 86400 }]));
+ * ```
+ * @see docs/features/middleware.md
  */
 export function altSvc(services: readonly AltService[] | "clear"): Layer {
   let value: string;

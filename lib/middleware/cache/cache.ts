@@ -166,6 +166,18 @@ function jsonValueOf(reply: Reply): unknown {
   }
 }
 
+/**
+ * A response cache for GET/HEAD with ETags (If-None-Match: 304) and `x-cache: HIT|MISS`; the
+ * layer also has `invalidate`, `invalidatePrefix`, `invalidateTag` and `clear`.
+ *
+ * @example
+ * ```ts
+ * const cache = responseCache({ ttlMs: 30_000 });
+ * route.get("/todos", { layers: [cache] }, [], () => todos);
+ * await cache.invalidate("/todos"); // after a write
+ * ```
+ * @see docs/features/middleware.md
+ */
 export function responseCache(options: ResponseCacheOptions = {}): ResponseCache {
   const now = options.now ?? Date.now;
   const defaultTtl = options.ttlMs ?? 60_000;

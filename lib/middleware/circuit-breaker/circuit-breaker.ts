@@ -229,6 +229,16 @@ const CIRCUIT_BREAKER_DOC: LayerDoc = {
   },
 };
 
+/**
+ * A circuit breaker per route (or one named): after `failureThreshold` consecutive 5xx it answers
+ * 503 with `Retry-After` until `resetTimeoutMs` has passed and probes succeed.
+ *
+ * @example
+ * ```ts
+ * app.layer(circuitBreaker({ failureThreshold: 5, resetTimeoutMs: 30_000 }));
+ * ```
+ * @see docs/features/middleware.md
+ */
 export function circuitBreaker(options: CircuitBreakerOptions = {}): CircuitBreakerLayer {
   const core = new BreakerCore(options);
   const name = options.name;
@@ -289,7 +299,16 @@ function timeoutError(message: string): ApiError {
   return err;
 }
 
-/** A breaker for one named dependency (a database, an upstream API), used inside handlers. */
+/**
+ * A breaker for one named dependency (a database, an upstream API), used inside handlers.
+ *
+ * @example
+ * ```ts
+ * const payments = dependencyBreaker("payments", { callTimeoutMs: 2_000 });
+ * const answer = await payments.run((signal) => fetch(url, { signal }));
+ * ```
+ * @see docs/features/middleware.md
+ */
 export function dependencyBreaker(name: string, options: DependencyBreakerOptions = {}): DependencyBreaker {
   if (typeof name !== "string" || name === "") throw new TypeError("dependencyBreaker: name must be a non-empty string");
   const core = new BreakerCore(options);

@@ -127,6 +127,13 @@ function compileProxies(list: readonly string[]): BlockList {
  * Build the resolver once, at startup. Without options it is the socket peer. With
  * `{ hops: n }` it is the n-th entry from the right of X-Forwarded-For (or `header`); when the
  * header has fewer entries, the leftmost one (all of them were appended by trusted proxies).
+ *
+ * @example
+ * ```ts
+ * const clientIp = clientAddressResolver({ hops: 1 }); // one load balancer in front
+ * route.get("/ip", [context()], (ctx) => ({ ip: clientIp(ctx) }));
+ * ```
+ * @see docs/features/middleware.md
  */
 export function clientAddressResolver(trust?: TrustProxyOptions): ClientAddressResolver {
   if (trust === undefined) return socketAddress;

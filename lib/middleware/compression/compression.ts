@@ -90,6 +90,16 @@ const gzipAsync = promisify(zlib.gzip);
 const deflateAsync = promisify(zlib.deflate);
 const brotliAsync = promisify(zlib.brotliCompress);
 
+/**
+ * Response compression (br, gzip, deflate by Accept-Encoding) for compressible types of at least
+ * `threshold` bytes; streams are compressed chunk by chunk.
+ *
+ * @example
+ * ```ts
+ * app.layer(compression({ threshold: 2048, encodings: ["gzip"] }));
+ * ```
+ * @see docs/features/middleware.md
+ */
 export function compression(options: CompressionOptions = {}): Layer {
   const encodings = options.encodings ?? DEFAULT_ENCODINGS;
   for (const e of encodings) if (e !== "br" && e !== "gzip" && e !== "deflate") throw new TypeError(`compression: unknown encoding ${JSON.stringify(e)}`);

@@ -121,7 +121,15 @@ export function addVary(reply: Reply, token: string): void {
   reply.headers["vary"] = current === "" ? token : current + ", " + token;
 }
 
-/** `cors()` alone allows any origin, without credentials (`origin: "*"`). */
+/**
+ * `cors()` alone allows any origin, without credentials (`origin: "*"`).
+ *
+ * @example
+ * ```ts
+ * app.layer(cors({ origin: ["https://app.example.com"], credentials: true, maxAge: 600 }));
+ * ```
+ * @see docs/features/middleware.md
+ */
 export function cors(options: CorsOptions = { origin: "*" }): Layer {
   const origin = options.origin;
   const credentials = options.credentials === true;

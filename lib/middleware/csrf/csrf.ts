@@ -113,6 +113,17 @@ function csrfDoc(headerName: string, cookieName: string, formField: string | nul
   };
 }
 
+/**
+ * CSRF protection by double-submit cookie: unsafe methods must send the cookie's token back in
+ * `x-csrf-token` (or the `_csrf` form field), else 403. `csrfToken()` gives the token to a page.
+ *
+ * @example
+ * ```ts
+ * app.layer(csrf({ secret: process.env.CSRF_SECRET! }));
+ * route.post("/webhook", { config: { csrf: false } }, [], () => "ok");
+ * ```
+ * @see docs/features/middleware.md
+ */
 export function csrf(options: CsrfOptions = {}): Layer {
   const cookieName = options.cookieName ?? "csrf_token";
   const key = secretKey(options.secret);

@@ -147,6 +147,16 @@ function idempotencyDoc(header: string, required: boolean, methods: readonly str
   };
 }
 
+/**
+ * One execution per `Idempotency-Key`: a repeated request gets the recorded answer
+ * (`idempotent-replayed: true`); the same key with another body is 422, one still running is 409.
+ *
+ * @example
+ * ```ts
+ * route.post("/payments", { layers: [idempotency({ required: true })] }, [json(Payment)], (p) => created(p));
+ * ```
+ * @see docs/features/middleware.md
+ */
 export function idempotency(options: IdempotencyOptions = {}): Layer {
   const header = (options.header ?? IDEMPOTENCY_KEY_HEADER).toLowerCase();
   const ttlMs = options.ttlMs ?? 86_400_000;

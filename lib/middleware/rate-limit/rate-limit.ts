@@ -132,6 +132,17 @@ function rateLimitDoc(sendHeaders: boolean): LayerDoc {
   };
 }
 
+/**
+ * A token bucket per client (address by default): 429 with `Retry-After` when it is empty,
+ * `RateLimit-*` headers on allowed answers. Routes opt out with `config: { rateLimit: false }`.
+ *
+ * @example
+ * ```ts
+ * app.layer(rateLimit({ capacity: 100, refillPerSecond: 10 }));
+ * route.post("/login", { layers: [rateLimit({ capacity: 5, refillPerSecond: 0.1, name: "login" })] }, [], () => "ok");
+ * ```
+ * @see docs/features/middleware.md
+ */
 export function rateLimit(options: RateLimitOptions): Layer {
   const capacity = options.capacity;
   const rate = options.refillPerSecond;

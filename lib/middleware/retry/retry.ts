@@ -55,6 +55,17 @@ export function backoffDelay(attempt: number, baseDelayMs: number, maxDelayMs: n
   return fullJitterDelay(attempt, { baseMs: baseDelayMs, factor: 2, maxMs: maxDelayMs }, random);
 }
 
+/**
+ * Re-runs the inner chain of an idempotent request after a 502/503/504, with full-jitter
+ * backoff, at most `maxAttempts` runs within `budgetMs`.
+ *
+ * @example
+ * ```ts
+ * app.layer(retry({ maxAttempts: 3, budgetMs: 2_000 }));
+ * route.post("/sync", { config: { idempotent: true } }, [], sync); // POST retried only on opt-in
+ * ```
+ * @see docs/features/middleware.md
+ */
 export function retry(options: RetryOptions = {}): Layer {
   const maxAttempts = options.maxAttempts ?? 3;
   const base = options.baseDelayMs ?? 50;

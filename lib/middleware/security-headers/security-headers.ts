@@ -70,6 +70,16 @@ function hstsValue(options: HstsOptions): string {
   return v;
 }
 
+/**
+ * Security headers on every answer: nosniff, frame and referrer policies, COOP/CORP, a strict
+ * Content-Security-Policy and HSTS over TLS. Each option takes a value or `false`.
+ *
+ * @example
+ * ```ts
+ * app.layer(securityHeaders({ frameOptions: "SAMEORIGIN", hsts: { maxAge: 31536000, always: true } }));
+ * ```
+ * @see docs/features/middleware.md
+ */
 export function securityHeaders(options: SecurityHeadersOptions = {}): Layer {
   const names: string[] = [];
   const values: string[] = [];

@@ -40,7 +40,16 @@ function routeTimeout(ctx: Context, fallback: number): number {
   return typeof v === "number" && v > 0 ? v : fallback;
 }
 
-/** `timeout(5000)` or `timeout({ ms: 5000, status: 504 })`. */
+/**
+ * `timeout(5000)` or `timeout({ ms: 5000, status: 504 })`.
+ *
+ * @example
+ * ```ts
+ * app.layer(timeout(5_000));
+ * route.get("/report", { config: { timeoutMs: 30_000 } }, [], buildReport);
+ * ```
+ * @see docs/features/middleware.md
+ */
 export function timeout(options: number | TimeoutOptions): Layer {
   const o: TimeoutOptions = typeof options === "number" ? { ms: options } : options;
   const ms = o.ms;
