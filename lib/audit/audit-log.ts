@@ -64,6 +64,14 @@ interface Pending {
   readonly reject: (err: unknown) => void;
 }
 
+/**
+ * A tamper-evident log: records numbered without gaps and chained by SHA-256, written to `sink`.
+ *
+ * @example
+ * const log = auditLog({ sink: fileAuditSink({ dir: "./audit" }) });
+ * await log.record({ action: "user.delete", outcome: "success", target: "user:42" });
+ * @see docs/features/audit.md
+ */
 export function auditLog(options: AuditLogOptions): AuditLog {
   const sink = options.sink;
   const clock = options.clock ?? (() => new Date());

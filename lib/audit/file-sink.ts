@@ -87,6 +87,14 @@ async function syncDirectory(dir: string): Promise<void> {
   }
 }
 
+/**
+ * Audit log files `audit-NNNNNN.jsonl` in `dir`: one writer (a lock), rotation at `maxBytes`,
+ * the oldest files deleted past `maxTotalBytes` (or `maxAgeDays`), vouched for in the chain.
+ *
+ * @example
+ * const log = auditLog({ sink: fileAuditSink({ dir: "./audit", maxTotalBytes: 256 * 1024 * 1024 }) });
+ * @see docs/features/audit.md
+ */
 export function fileAuditSink(options: FileAuditSinkOptions): AuditSink {
   const dir = options.dir;
   const maxBytes = options.maxBytes ?? DEFAULT_AUDIT_FILE_BYTES;

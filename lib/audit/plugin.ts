@@ -28,6 +28,18 @@ export interface AuditPluginOptions {
   suppressedSummaryMs?: number;
 }
 
+/**
+ * `app.register(audit({ log }))` records 401s, 403s and admin-route requests; `await audit(ctx,
+ * { action, target, outcome, metadata })` in a handler records one event with the request's actor.
+ *
+ * @example
+ * app.register(audit({ log: auditLog({ sink: fileAuditSink({ dir: "./audit" }) }) }));
+ * route.post("/orders/{id}/refund", [context()], async (ctx: Context) => {
+ *   await audit(ctx, { action: "order.refund", target: `order:${ctx.params["id"]}`, outcome: "success" });
+ *   return { refunded: true };
+ * });
+ * @see docs/features/audit.md
+ */
 export function audit(options: AuditPluginOptions): (app: App) => void;
 export function audit(ctx: Context, event: AuditRequestEvent): Promise<AuditRecord>;
 export function audit(first: AuditPluginOptions | Context, event?: AuditRequestEvent): ((app: App) => void) | Promise<AuditRecord> {

@@ -22,6 +22,15 @@ function disabledExporter(): OtlpExporter {
   return sink;
 }
 
+/**
+ * `otlpExporter()` configured from the OTEL_* variables (OTEL_ENV_VARIABLES) over the defaults
+ * given in code; OTEL_SDK_DISABLED=true gives an exporter that sends nothing.
+ *
+ * @example
+ * const otel = otlpExporterFromEnv(process.env, { serviceName: "billing" });
+ * const prod = production({ service: "billing", spans: { onSpan: otel, sampler: otel.sampler } });
+ * @see docs/features/otel.md
+ */
 export function otlpExporterFromEnv(env: Environment = process.env, defaults: OtlpExporterOptions = {}): OtlpExporter {
   const { disabled, options } = otlpConfigFromEnv(env);
   if (disabled) return disabledExporter();

@@ -157,6 +157,16 @@ function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
+/**
+ * A span sink that sends spans to an OTLP/HTTP collector in batches (JSON or protobuf), bounded,
+ * retried, counted in `stats()`, and given up at a shutdown deadline.
+ *
+ * @example
+ * const otel = otlpExporter({ url: "http://collector:4318/v1/traces", serviceName: "billing" });
+ * production({ service: "billing", spans: { onSpan: otel } }).register(app);
+ * app.onShutdown(() => otel.shutdown({ timeoutMs: 5000 }));
+ * @see docs/features/otel.md
+ */
 export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
   const protocol = protocolOption(options.protocol);
   const contentType = CONTENT_TYPES[protocol];

@@ -65,6 +65,14 @@ function byteCap(value: number | undefined, fallback: number, name: string): num
   return v;
 }
 
+/**
+ * Record a sample of routed requests with their answers (secrets redacted, request values kept
+ * only where allowed) into `store`; with `adminToken` or `adminLayers`, admin routes list them.
+ *
+ * @example
+ * app.register(replay({ sampleRate: 0.1, allowQuery: ["page"], store: new FileReplayStore({ path: "./replays.jsonl" }), adminToken }));
+ * @see docs/features/replay.md
+ */
 export function replay(options: ReplayOptions = {}): ReplayPlugin {
   const sampleRate = options.sampleRate ?? 1;
   if (typeof sampleRate !== "number" || !(sampleRate >= 0 && sampleRate <= 1)) throw new TypeError("replay: sampleRate must be between 0 and 1");

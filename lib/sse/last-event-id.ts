@@ -6,6 +6,10 @@ import { Extractor } from "../index.js";
 /**
  * The request's Last-Event-ID header (undefined when absent), sent by a reconnecting EventSource:
  * `route.get("/events", [lastEventId()], (last) => sse(source, { lastEventId: last }))`.
+ *
+ * @example
+ * route.get("/events", [lastEventId()], (last) => sse(events(), { lastEventId: last }));
+ * @see docs/features/sse.md
  */
 export function lastEventId(): Extractor<string | undefined, false, { headers: { "last-event-id": string }; optional: true }> {
   return new Extractor<string | undefined, false, { headers: { "last-event-id": string }; optional: true }>(

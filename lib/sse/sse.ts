@@ -10,6 +10,14 @@ export const SSE_CONTENT_TYPE = "text/event-stream; charset=utf-8";
  * function given `send` and `{ lastEventId, signal }` (see stream.ts). No content-length; proxies
  * are told not to buffer it (`x-accel-buffering: no`) nor transform it (`no-transform`, which the
  * compression layer honours too).
+ *
+ * @example
+ * route.get("/ticks", [lastEventId()], (last) =>
+ *   sse(async (send, { signal, lastEventId }) => {
+ *     for (let n = Number(lastEventId ?? 0) + 1; !signal.aborted; n++) await send({ id: String(n), data: { n } });
+ *   }, { lastEventId: last }),
+ * );
+ * @see docs/features/sse.md
  */
 export function sse(source: SseSource, options?: SseOptions): Reply<200, SseStream> {
   return new Reply<200, SseStream>(200, new SseStream(source, options), {

@@ -11,6 +11,10 @@ import { resolveTlsOptions, type TlsOptions } from "./tls-options.js";
  * Serve HTTP/2 and HTTP/1.1 over TLS: `app.listen({ port, listener: http2({ key, cert }) })`.
  * The options are checked here, so a bad one fails at startup. node:http2 is loaded when the app
  * listens; ListeningServer.server is then an Http2SecureServer.
+ *
+ * @example
+ * await app.listen({ port: 8443, listener: http2({ key: readFileSync("key.pem"), cert: readFileSync("cert.pem") }) });
+ * @see docs/features/tls.md
  */
 export function http2(tls: TlsOptions): Listener {
   const secure = resolveTlsOptions(tls);

@@ -11,6 +11,10 @@ import { resolveTlsOptions, type TlsOptions } from "./tls-options.js";
  * Serve HTTPS: `app.listen({ port, listener: https({ key, cert }) })`. The options are checked
  * here (key and cert, or pfx; TLS 1.2 the floor unless set), so a bad one fails at startup.
  * node:https is loaded when the app listens.
+ *
+ * @example
+ * await app.listen({ port: 8443, listener: https({ key: readFileSync("key.pem"), cert: readFileSync("cert.pem") }) });
+ * @see docs/features/tls.md
  */
 export function https(tls: TlsOptions): Listener {
   const secure = resolveTlsOptions(tls);

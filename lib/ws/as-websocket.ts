@@ -4,6 +4,13 @@
 import type { WebSocketConnection } from "../plugin.js";
 import { WebSocket } from "./websocket.js";
 
+/**
+ * The connection a `route.ws` handler receives, as this feature's full `WebSocket` type.
+ *
+ * @example
+ * route.ws("/chat", [], (conn) => rooms.join("lobby", asWebSocket(conn)));
+ * @see docs/features/ws.md
+ */
 export function asWebSocket(connection: WebSocketConnection): WebSocket {
   if (!(connection instanceof WebSocket)) throw new TypeError("asWebSocket: not a connection accepted by keel/ws");
   return connection;

@@ -24,7 +24,16 @@ function handshakeHeaders(headers: ReplyHeaders): Record<string, string | readon
   return out;
 }
 
-/** `app.register(websockets({ maxPayload, heartbeat, perMessageDeflate, origins }))`. */
+/**
+ * Give the app's `route.ws(...)` routes the WebSocket protocol, with these defaults for every
+ * route (a route's own `websocket` options override them); connections close with 1001 on drain.
+ *
+ * @example
+ * new App()
+ *   .register(websockets({ maxPayload: 64 * 1024, heartbeat: { intervalMs: 30_000, timeoutMs: 10_000 } }))
+ *   .routes(route.ws("/echo", [], (ws) => void ws.on("message", (data) => void ws.send(data))));
+ * @see docs/features/ws.md
+ */
 export function websockets(defaults: Omit<WebSocketOptions, "registry" | "headers"> = {}): (app: App) => void {
   const registry = new WebSocketRegistry();
   // One options object per route, so the handshake's negotiation (cached per options) is reused.

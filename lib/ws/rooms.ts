@@ -144,6 +144,19 @@ function isExcepted(ws: WebSocket, except: BroadcastOptions["except"]): boolean 
   return except === ws;
 }
 
+/**
+ * Named groups of connections to broadcast to; a member leaves every room when it closes, and a
+ * member past its buffer limit is skipped (counted in `dropped`) or closed with 1008.
+ *
+ * @example
+ * const rooms = createRooms();
+ * route.ws("/chat", [query(t.object({ room: t.string() }))], (conn, q) => {
+ *   const ws = asWebSocket(conn);
+ *   rooms.join(q.room, ws);
+ *   ws.on("message", (data) => void rooms.broadcast(q.room, String(data)));
+ * });
+ * @see docs/features/ws.md
+ */
 export function createRooms(options: RoomsOptions = {}): Rooms {
   return new RoomTable(options);
 }

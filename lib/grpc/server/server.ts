@@ -240,7 +240,18 @@ async function settlesWithin(promise: Promise<void>, ms: number): Promise<boolea
   return settled;
 }
 
-/** Create a gRPC server; add services, then listen(). */
+/**
+ * Create a gRPC server on node:http2; add services, then listen(). Handlers throw what routes
+ * throw (an ApiError maps to the gRPC status of its HTTP status).
+ *
+ * @example
+ * const root = loadProtoSource(protoText, "greet/v1/greet.proto");
+ * const listening = await grpcServer()
+ *   .addService(root.services.get("greet.v1.Greeter")!, { SayHello: (req: { name: string }) => ({ message: `Hello, ${req.name}` }) })
+ *   .addService(healthService({ "greet.v1.Greeter": "SERVING" }))
+ *   .listen({ port: 50051 });
+ * @see docs/features/grpc.md
+ */
 export function grpcServer(options?: GrpcServerOptions): GrpcServer {
   return new GrpcServer(options);
 }

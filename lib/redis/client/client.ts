@@ -274,7 +274,16 @@ export class RedisClient {
   }
 }
 
-/** A Redis client for a URL (redis://, rediss://) or options; it starts connecting at once. */
+/**
+ * A Redis client for a URL (redis://, rediss://) or options; it starts connecting at once.
+ * While Redis is down, commands fail fast with errors that answer 503 in any app.
+ *
+ * @example
+ * const redis = redisClient(process.env["REDIS_URL"] ?? "redis://127.0.0.1:6379");
+ * const hits = await redis.command(["INCR", "hits"]);
+ * app.onShutdown(() => redis.close());
+ * @see docs/features/redis.md
+ */
 export function redisClient(urlOrOptions?: string | RedisClientOptions): RedisClient {
   return new RedisClient(urlOrOptions);
 }

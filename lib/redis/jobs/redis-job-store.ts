@@ -71,6 +71,13 @@ interface Scripts {
   get: RedisScript;
 }
 
+/**
+ * keel/jobs' JobStore in Redis: one queue shared by several processes, at least once, with leases.
+ *
+ * @example
+ * const jobs = new JobQueue({ store: new RedisJobStore({ client: redis, prefix: "myapp:jobs:" }) });
+ * @see docs/features/redis.md
+ */
 export class RedisJobStore implements JobStore {
   readonly leaseMs: number;
   readonly prefix: string;

@@ -274,7 +274,13 @@ export class RedisStore<V> implements Store<V>, TokenBucketStore, TaggedStore {
   }
 }
 
-/** A `Store<V>` in Redis (see RedisStore). */
+/**
+ * A `Store<V>` in Redis (see RedisStore), shared by every process using the same prefix.
+ *
+ * @example
+ * const limit = rateLimit({ capacity: 100, refillPerSecond: 20, store: redisStore<TokenBucketState>(redis, { prefix: "myapp:rl:" }) });
+ * @see docs/features/redis.md
+ */
 export function redisStore<V>(client: RedisClient, options?: RedisStoreOptions<V>): RedisStore<V> {
   return new RedisStore<V>(client, options);
 }
