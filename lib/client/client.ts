@@ -46,6 +46,13 @@ interface RawInput {
  * A client for the routes of type `T` (`typeof routes`, or `SampleRoutes`) served at `baseUrl`.
  * `await api.get("/users/{id}", { params: { id: 1 } })` resolves to `{ ok, status, body, headers,
  * response }`; a network failure rejects.
+ *
+ * @example
+ * const api = client<typeof routes>("http://127.0.0.1:8080");   // routes: a tuple `as const`
+ * const r = await api.get("/users/{id}", { params: { id: 1 } });
+ * if (r.ok) console.log(r.body.email);
+ *
+ * @see docs/features/client.md
  */
 export function client<T extends RouteTable>(baseUrl: string, options: ClientOptions = {}): Client<T> {
   const base = baseUrl.replace(/\/+$/, "");

@@ -96,6 +96,16 @@ const NO_UPGRADE_PROTOCOL: Chain = () => {
 /** One immutable 404 error for every unrouted request. */
 const NOT_FOUND = ApiError.notFound("Not found");
 
+/**
+ * An app: its routes, layers and plugins, served by `listen` or driven by `inject`.
+ *
+ * @example
+ * const app = new App().routes(route.get("/hello", [], () => ({ hello: "world" })));
+ * const res = await app.inject({ url: "/hello" });      // a test, no socket
+ * const server = await app.listen({ port: 3000 });     // or serve it
+ *
+ * @see docs/features/keel.md
+ */
 export class App {
   private readonly router: Router<RouteEntry>;
   private readonly entries: RouteEntry[] = [];

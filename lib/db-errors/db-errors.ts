@@ -86,7 +86,15 @@ function classify(err: Record<string, unknown>): Kind | undefined {
   return undefined;
 }
 
-/** The ApiError a database driver error means, or undefined when it is not one we know. */
+/**
+ * The ApiError a database driver error means (409 unique, 400 foreign key/check/not null, 404
+ * ORM not-found, 503 unreachable), or undefined when it is not one we know.
+ *
+ * @example
+ * const app = new App().mapErrors(mapDatabaseError);
+ *
+ * @see docs/features/db-errors.md
+ */
 export function mapDatabaseError(thrown: unknown): ApiError | undefined {
   if (thrown === null || typeof thrown !== "object") return undefined;
   const kind = classify(thrown as Record<string, unknown>);

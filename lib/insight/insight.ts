@@ -44,6 +44,17 @@ function positiveInteger(value: number | undefined, fallback: number, name: stri
   return value;
 }
 
+/**
+ * Per-route traffic numbers (status classes, latency percentiles, in flight, bytes, top error
+ * types), recorded by one layer and served to admins at /admin/insight.
+ *
+ * @example
+ * const traffic = insight({ adminToken: process.env["KEEL_ADMIN_TOKEN"] });
+ * app.register(traffic);                      // first, so it times every other layer
+ * traffic.routeStats("GET", "/users/{id}");   // or GET /admin/insight with the token
+ *
+ * @see docs/features/insight.md
+ */
 export function insight(options: InsightOptions = {}): InsightHandle {
   const maxRoutes = positiveInteger(options.maxRoutes, DEFAULT_MAX_ROUTES, "maxRoutes");
   const topErrors = positiveInteger(options.topErrors, DEFAULT_TOP_ERRORS, "topErrors");

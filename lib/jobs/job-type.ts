@@ -84,6 +84,19 @@ function foreignChecks(name: string, schema: StandardSchemaV1): Pick<AnyJobType,
   };
 }
 
+/**
+ * Declares a job type: a constant name, a payload schema checked at enqueue time, and a handler
+ * (in this process) or a thread target (in the queue's worker pool).
+ *
+ * @example
+ * const sendWelcome = defineJob({
+ *   name: "email.welcome",
+ *   payload: t.object({ to: t.string() }),
+ *   handler: async ({ to }, signal) => { await mailer.send(to, { signal }); },
+ * });
+ *
+ * @see docs/features/jobs.md
+ */
 export function defineJob<S extends AnySchema>(definition: JobDefinition<S>): JobType<Static<S>, StaticInput<S>> {
   const { name } = definition;
   if (typeof name !== "string" || !JOB_NAME.test(name)) throw new TypeError(`job name ${JSON.stringify(name)} must match ${JOB_NAME.source}`);

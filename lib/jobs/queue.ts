@@ -67,6 +67,18 @@ function newJobId(): string {
   return "job_" + randomUUID().replace(/-/g, "");
 }
 
+/**
+ * A background job queue: runs registered job types with concurrency, timeouts, retries with
+ * backoff and a dead-letter queue, over a memory, file or Redis store.
+ *
+ * @example
+ * const queue = new JobQueue({ concurrency: 4, jobs: [sendWelcome] });
+ * await queue.start();
+ * const id = await queue.enqueue(sendWelcome, { to: "a@example.com" });
+ * app.onShutdown(() => queue.drain(10_000));
+ *
+ * @see docs/features/jobs.md
+ */
 export class JobQueue {
   private readonly store: JobStore;
   private readonly concurrency: number;

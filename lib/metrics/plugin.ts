@@ -24,8 +24,16 @@ export interface MetricsPluginOptions {
 }
 
 /**
- * `app.register(metrics())`. Register it before other global layers: the HTTP layer is added
- * where the plugin runs, and only layers inside it are timed.
+ * `app.register(metrics())`: GET /metrics in the Prometheus or OpenMetrics format, the HTTP
+ * layer and the process collector. Register it before other global layers: the HTTP layer is
+ * added where the plugin runs, and only layers inside it are timed.
+ *
+ * @example
+ * const signups = defaultMetricsRegistry().counter({ name: "app_signups_total", help: "Accounts created" });
+ * app.register(metrics({ layers: [adminOnly] }));
+ * signups.inc();
+ *
+ * @see docs/features/metrics.md
  */
 export function metrics(options: MetricsPluginOptions = {}): (app: App) => void {
   const registry = options.registry ?? defaultMetricsRegistry();

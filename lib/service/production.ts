@@ -129,7 +129,18 @@ export interface Production {
   flush(): Promise<void>;
 }
 
-/** The production baseline. See ProductionOptions for what can be switched off or configured. */
+/**
+ * The production baseline: request ids, per-request spans with W3C traceparent, JSON access
+ * logs, and the /live, /ready, /health probes. See ProductionOptions for what can be switched
+ * off or configured.
+ *
+ * @example
+ * const prod = production({ service: "billing", version: "1.4.2" });
+ * prod.check("db", (signal) => db.ping({ signal }));
+ * app.register(prod); // first, so its layer is the outermost
+ *
+ * @see docs/features/service.md
+ */
 export function production(options: ProductionOptions): Production {
   const { service, version } = options;
   if (typeof service !== "string" || service === "") throw new TypeError("production(): service must be a non-empty string");

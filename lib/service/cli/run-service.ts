@@ -76,6 +76,15 @@ const PROCESS_IO = { stdout: (t: string) => void process.stdout.write(t), stderr
  * says what to change); 1 when the service fails otherwise (one JSON line at level 60 first),
  * or when the shutdown has not finished within the pre-stop delay plus the shutdown timeout
  * after SIGTERM/SIGINT (one line at level 50 says what was pending).
+ *
+ * @example
+ * await runService({ service: "billing", version: "1.4.2", createApp: (config, prod) => {
+ *   const app = new App({ env: config.env });
+ *   prod.register(app);
+ *   return app.routes(route.get("/hello", [], () => "hi"));
+ * }});
+ *
+ * @see docs/features/service.md
  */
 export async function runService<S extends CliSpec = {}>(options: RunServiceOptions<S>): Promise<void> {
   try {

@@ -40,6 +40,17 @@ function mac(key: Buffer, name: string, value: string): Buffer {
   );
 }
 
+/**
+ * Signs cookie values with HMAC-SHA256 bound to the cookie name; the first key signs, any key
+ * verifies (rotation). Read them back with signedCookie(name, signer).
+ *
+ * @example
+ * const signer = cookieSigner([newKey, oldKey]);
+ * reply({ ok: true }).setCookie("theme", signer.sign("dark", "theme"), { httpOnly: true });
+ * route.get("/theme", [signedCookie("theme", signer)], (theme) => ({ theme }));
+ *
+ * @see docs/features/web.md
+ */
 export function cookieSigner(keys: readonly (string | Buffer)[]): CookieSigner {
   if (!Array.isArray(keys) || keys.length === 0) throw new TypeError("cookieSigner: keys must be a non-empty list");
   const macKeys = keys.map(keyBytes);

@@ -43,7 +43,15 @@ function runAfterResponse(ctx: Context): void {
   }
 }
 
-/** `app` as `(request, info?) => Promise<Response>`. */
+/**
+ * `app` as `(request, info?) => Promise<Response>`.
+ *
+ * @example
+ * const fetch = fetchHandler(app);
+ * const res = await fetch(new Request("http://localhost/hello"));
+ *
+ * @see docs/features/fetch.md
+ */
 export function fetchHandler(app: App): FetchHandler {
   return async (request, info) => {
     const req = standInRequest(request, info?.remoteAddress ?? "");

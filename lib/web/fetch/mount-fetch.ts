@@ -64,7 +64,16 @@ function replyFrom(response: Response): Reply {
   return new Reply(response.status, body, headers);
 }
 
-/** The plugin: `app.register(mountFetch("/api/auth", auth.handler))`. */
+/**
+ * The plugin that runs a Web fetch handler (Hono, better-auth, Auth.js) under a prefix, inside
+ * the app's layers.
+ *
+ * @example
+ * app.register(mountFetch("/api/auth", auth.handler));
+ * app.register(mountFetch("/legacy", honoApp.fetch, { stripPrefix: true }));
+ *
+ * @see docs/features/fetch.md
+ */
 export function mountFetch(prefix: string, handler: WebFetchHandler, options: MountFetchOptions = {}): (app: App) => void {
   if (typeof handler !== "function") throw new TypeError("mountFetch: the handler must be a function (Request) => Response");
   const base = normalizePattern(prefix).pattern.replace(/\/+$/, "");

@@ -494,6 +494,11 @@ function holeHtml(hole: Hole, value: unknown): string {
 /**
  * The HTML tag: markup`<li class=${cls}>${name}</li>`. Each value is escaped for its context
  * (see the top of this file); the result is SafeHtml, so templates compose by interpolation.
+ *
+ * @example
+ * route.get("/hello/{name}", [path("name")], (name) => markup`<p title=${name}>Hello ${name}</p>`);
+ *
+ * @see docs/features/web.md
  */
 export function markup(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
   let plan = plans.get(strings);

@@ -65,6 +65,13 @@ function readBody<T>(ctx: Context, options: ResolvedOptions, after: (raw: RawMul
  * A multipart/form-data body (else 415): `{ fields, files }`. Limits are counted on the bytes
  * read (413 naming the limit), the route's `bodyLimit` bounds the whole body as it does for every
  * body extractor: raise it on upload routes.
+ *
+ * @example
+ * route.post("/uploads", { bodyLimit: 20 * 1024 * 1024 },
+ *   [multipart({ fields: t.object({ title: t.string() }), files: { names: ["file"], maxFileSize: 16 * 1024 * 1024 } })],
+ *   ({ fields, files }) => ({ title: fields.title, size: files.file[0]?.size }));
+ *
+ * @see docs/features/web.md
  */
 export function multipart<const S extends AnySchema | undefined = undefined, const N extends string = string>(
   options: MultipartOptions<S, N> = {},

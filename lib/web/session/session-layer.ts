@@ -152,6 +152,16 @@ async function commit(s: SessionSettings, ctx: Context, handle: SessionHandle, r
   reply.appendHeader("set-cookie", cookie.set(s.signer.sign(r.id, s.cookieName)));
 }
 
+/**
+ * The session layer: a signed random id in a cookie, the data as JSON in a Store, loaded only
+ * when a handler asks for it with sessionState(), committed after the handler answers.
+ *
+ * @example
+ * app.layer(session({ keys: [process.env["SESSION_KEY"]!] }));
+ * app.route(route.get("/", [sessionState()], (s) => ({ visits: s.set("n", (s.get<number>("n") ?? 0) + 1).get("n") })));
+ *
+ * @see docs/features/web.md
+ */
 export function session(options: SessionOptions): Layer {
   const signer = cookieSigner(options.keys);
   const maxAge = options.maxAge ?? DEFAULT_MAX_AGE;

@@ -46,7 +46,15 @@ const PRECOMPRESSED: readonly PrecompressedEncoding[] = ["br", "gzip"];
 /** What is left to try when the chosen coding's sibling is missing. */
 const OTHER: { readonly [E in PrecompressedEncoding]: readonly PrecompressedEncoding[] } = { br: ["gzip"], gzip: ["br"] };
 
-/** The plugin: `app.register(serveStatic({ root: "public", prefix: "/assets", maxAge: 3600 }))`. */
+/**
+ * The plugin that serves a directory under a prefix: GET and HEAD, ETags, 304, ranges,
+ * precompressed siblings, no path out of the root.
+ *
+ * @example
+ * app.register(serveStatic({ root: "public", prefix: "/assets", maxAge: 3600 }));
+ *
+ * @see docs/features/web.md
+ */
 export function serveStatic(options: StaticOptions): (app: App) => void {
   const settings = checkOptions(options);
   const root = new StaticRoot(settings.root, settings.dotfiles === "allow");

@@ -131,7 +131,15 @@ export class TemplateEngine {
   }
 }
 
-/** A template engine over a directory: `templates({ dir }).page("home", { user })`. */
+/**
+ * A template engine over a directory of HTML files, compiled once and rendered with escaping.
+ *
+ * @example
+ * const views = templates({ dir: "views" });
+ * route.get("/", [], () => views.page("home", { user: { name: "Ada" } }));
+ *
+ * @see docs/features/web.md
+ */
 export function templates(options: TemplatesOptions): TemplateEngine {
   return new TemplateEngine(options);
 }
