@@ -474,11 +474,30 @@ async function apiPages() {
   return pages;
 }
 
+function indexPage() {
+  return [
+    GENERATED,
+    "",
+    "# Reference",
+    "",
+    "Facts read from the code, one table per question. The [guide](../guide/index.md) explains; these pages list.",
+    "",
+    "- [Configuration](configuration.md): every flag and environment variable of `node dist/server.js`, with its default.",
+    "- [Limits](limits.md): every default limit, with its value and the constant that holds it.",
+    "- [API](api/README.md): each package entry's exports, with their declarations and JSDoc summaries.",
+    "",
+    "Every page here is written by `npm run docs:reference` (scripts/docs-reference.mjs).",
+    "Do not edit them by hand: change the code, then run the command.",
+    "spec/docs/reference.test.ts fails when a page differs from what the command writes.",
+    "",
+  ].join("\n");
+}
+
 // --- driver -----------------------------------------------------------------------------------
 
 /** Every page of docs/reference/, by path relative to it. */
 export async function generateReference() {
-  return { "configuration.md": await configurationPage(), "limits.md": await limitsPage(), ...(await apiPages()) };
+  return { "README.md": indexPage(), "configuration.md": await configurationPage(), "limits.md": await limitsPage(), ...(await apiPages()) };
 }
 
 /** Write the pages into `dir` (default docs/reference/), replacing what was there. */

@@ -107,6 +107,23 @@ describe("docs/reference/ is generated from the code", () => {
     assert.deepEqual([...read].filter((v) => !page.includes(`\`${v}\``)).sort(), [], "a variable read directly must be a setting or in runService's `environment`");
   });
 
+  it("the byte figures of docs/features/limits.md's table are the generated defaults (the sample's own are marked)", () => {
+    const generated = readFileSync(join(dir, "limits.md"), "utf8");
+    const wrong: string[] = [];
+    readFileSync(join(root, "docs/features/limits.md"), "utf8")
+      .split("\n")
+      .forEach((line, i) => {
+        const cells = line.split("|").map((c) => c.trim());
+        // | Surface | What is bounded | Default | At the limit | Details, tests |
+        if (cells.length !== 7 || cells[3] === "Default" || /^-+$/.test(cells[3]!)) return;
+        const defaults = cells[3]!.replace(/\(sample[^)]*\)/g, "");
+        for (const m of defaults.matchAll(/(\d+) (KiB|MiB|GiB)\b/g)) {
+          if (!generated.includes(`| ${m[1]} ${m[2]} (`)) wrong.push(`docs/features/limits.md:${i + 1}: ${m[0]} is no default on ${REFERENCE_DIR}/limits.md`);
+        }
+      });
+    assert.deepEqual(wrong, []);
+  });
+
   it("figures are written with their unit; JSDoc summaries are the first paragraph", () => {
     assert.equal(formatBytes(16_384), "16 KiB (16,384 bytes)");
     assert.equal(formatBytes(64 * 1024 * 1024), "64 MiB (67,108,864 bytes)");
