@@ -5,11 +5,13 @@
 // DEFAULT_/MAX_/LIMIT constant of lib/ is listed (or excused), and every variable lib/ reads by
 // name is on the configuration page.
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 // @ts-expect-error: a plain .mjs script without declarations
 import * as reference from "../../scripts/docs-reference.mjs";
 
@@ -79,6 +81,19 @@ describe("docs/reference/ is generated from the code", () => {
     }
     for (const path of committed) if (!generated.includes(path)) problems.push(`${REFERENCE_DIR}/${path}: not generated any more (the generator replaces the directory)`);
     assert.equal(problems.join("\n"), "", `docs/reference/ is out of date: ${UPDATE}`);
+  });
+
+  it("every flag and variable the service's --help lists is on the configuration page", async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (const name of Object.keys(env)) if (name.startsWith("OTEL_")) delete env[name];
+    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "lib/sample/main.ts", "--help"], { cwd: root, env });
+    const flags = [...stdout.matchAll(/^ {2}(?:-h, )?(--[a-z][a-z-]*)/gm)].map((m) => m[1]!);
+    const [options = "", direct = ""] = stdout.split("\nEnvironment variables without a flag:\n");
+    const variables = [...[...options.matchAll(/\[env ([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]!), ...[...direct.matchAll(/^ {2}([A-Z][A-Z0-9_]*) /gm)].map((m) => m[1]!)];
+    assert.ok(flags.length >= 20 && variables.length >= 30, `--help parsed: ${flags.length} flags, ${variables.length} variables`);
+    const page = readFileSync(join(dir, "configuration.md"), "utf8");
+    const missing = [...flags.filter((f) => !page.includes(`\`${f}`)), ...variables.filter((v) => !page.includes(`\`${v}\``))];
+    assert.deepEqual(missing, [], "scripts/docs-reference.mjs reads the tables lib/sample/main.ts hands runService; " + UPDATE);
   });
 
   it("every exported DEFAULT_/MAX_/LIMIT constant of lib/ is a listed limit or excused with a reason", () => {
