@@ -406,7 +406,13 @@ export function docSummary(leading) {
   return paragraph
     .join(" ")
     .replace(/\{@link(?:code|plain)?\s+([^}|\s]+)(?:[\s|]+([^}]*))?\}/g, (_, target, label) => `\`${label || target}\``)
-    .replace(/\[([^\]]*)\]\(([^)]*)\)/g, (all, label, target) => (/^[a-z]+:/.test(target) ? all : `${label} (${target})`));
+    // A link into docs/ is written relative to the source file: point it from docs/reference/api/.
+    // Other relative links would not resolve from here, so they become plain text.
+    .replace(/\[([^\]]*)\]\(([^)]*)\)/g, (all, label, target) => {
+      if (/^[a-z]+:/.test(target)) return all;
+      const docs = /(?:^|\/)docs\/(.+)$/.exec(target);
+      return docs === null ? `${label} (${target})` : `[${label}](../../${docs[1]})`;
+    });
 }
 
 /** The declaration without its JSDoc, the internal namespace prefixes and `export`/`declare`. */

@@ -147,6 +147,7 @@ describe("docs/reference/ is generated from the code", () => {
     assert.equal(formatMs(3_600_000), "1 h (3,600,000 ms)");
     assert.equal(formatMs(1500), "1,500 ms");
     assert.equal(docSummary("/** First line\n * goes on, see {@link App}.\n *\n * More.\n * @example x\n */\n"), "First line goes on, see `App`.");
-    assert.equal(docSummary("/** Page: [ws.md](../../docs/features/ws.md). */"), "Page: ws.md (../../docs/features/ws.md).");
+    assert.equal(docSummary("/** Page: [ws.md](../../docs/features/ws.md). */"), "Page: [ws.md](../../features/ws.md).");
+    assert.equal(docSummary("/** See [the code](./plugin.ts), [RFC](https://example.com/rfc). */"), "See the code (./plugin.ts), [RFC](https://example.com/rfc).");
   });
 });
