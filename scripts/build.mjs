@@ -173,7 +173,7 @@ async function bundlePackage(banner) {
 }
 
 /** tsc's declaration tree for every package entry and feature; `{ dir, files, cleanup }`. */
-function emitDeclarations() {
+export function emitDeclarations() {
   const work = mkdtempSync(join(tmpdir(), "keel-dts-"));
   const outDir = join(work, "out");
   const tsconfig = {
