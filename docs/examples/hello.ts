@@ -4,7 +4,7 @@ import { App, path, route, t } from "keel";
 
 const app = new App().routes(
   route.get("/", [], () => ({ hello: "world" })),
-  // `name` is typed from its schema: a string of 1 to 40 characters, else 400.
+  // `name` is typed from its schema: a string of 1 to 40 characters, else 422 validation_error.
   route.get("/hello/{name}", [path("name", t.string({ length: { min: 1, max: 40 } }))], (name) => ({ hello: name })),
 );
 
