@@ -1,8 +1,9 @@
 // WebSocket chat with rooms: connect to /chat?room=lobby&name=ada, and every text message is
 // sent to everyone in that room (the sender too) as {"from":"ada","text":"..."}.
-// Run: PORT=3000 npx tsx ws-chat.ts, then in a browser console (or Node 22+):
-//   const ws = new WebSocket("ws://localhost:3000/chat?room=lobby&name=ada");
-//   ws.onmessage = (e) => console.log(e.data); ws.onopen = () => ws.send("hello");
+// Run: PORT=3000 npx tsx ws-chat.ts, then with Node 22+ (its global WebSocket):
+//   node -e 'const ws = new WebSocket("ws://localhost:3000/chat?room=lobby&name=ada");
+//     ws.onmessage = (e) => console.log(e.data); ws.onopen = () => ws.send("hello")'
+// A browser page from another origin is refused (403) unless `websocket: { origins }` lists it.
 import { App, query, route, t } from "keel";
 import { asWebSocket, createRooms, websockets } from "keel/ws";
 

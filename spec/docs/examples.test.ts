@@ -219,10 +219,10 @@ async function wsConnect(url: string): Promise<{ ws: WsLike; next(): Promise<str
 }
 
 /** The status the server answers a WebSocket upgrade request with, when it refuses it. */
-function upgradeStatus(url: string): Promise<number> {
+function upgradeStatus(url: string, headers: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, {
-      headers: { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": randomBytes(16).toString("base64") },
+      headers: { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": randomBytes(16).toString("base64"), ...headers },
     });
     req.on("response", (res) => {
       res.resume();
@@ -310,11 +310,13 @@ describe("docs/examples", () => {
     }, { JWT_SECRET: secret });
   });
 
-  it("ws-chat.ts broadcasts to the sender's room only, and closes sockets with 1001 on SIGTERM", { skip: wsSkip }, async () => {
+  it("ws-chat.ts refuses a bad query and another origin, broadcasts to the sender's room only, and closes sockets with 1001 on SIGTERM", { skip: wsSkip }, async () => {
     const ex = await start("ws-chat.ts");
     try {
       const ws = ex.url.replace(/^http/, "ws");
       assert.equal(await upgradeStatus(`${ex.url}/chat?room=no%20spaces&name=ada`), 422);
+      // Same origin by default: a page of another origin is refused, as the file's header says.
+      assert.equal(await upgradeStatus(`${ex.url}/chat?room=lobby&name=ada`, { origin: "https://elsewhere.example" }), 403);
       const ada = await wsConnect(`${ws}/chat?room=lobby&name=ada`);
       const bob = await wsConnect(`${ws}/chat?room=lobby&name=bob`);
       const cy = await wsConnect(`${ws}/chat?room=kitchen&name=cy`);
