@@ -49,7 +49,6 @@ function vendoredFeatures(): string {
 // that has them installed.
 mkdirSync(join(root, ".tmp"), { recursive: true });
 const work = mkdtempSync(join(root, ".tmp", "examples-test-"));
-after(() => rmSync(work, { recursive: true, force: true }));
 
 /** Exit code and output of a child process run to its end. */
 function run(args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
@@ -73,6 +72,11 @@ const vendoredBuild = (async () => {
 })();
 // Reported by the tests that await it; not an unhandled rejection meanwhile.
 vendoredBuild.catch(() => undefined);
+// After the build has ended (it still runs when tests are filtered out), or it writes into a removed dir.
+after(async () => {
+  await vendoredBuild.catch(() => undefined);
+  rmSync(work, { recursive: true, force: true });
+});
 
 // ---------------------------------------------------------------------------------------------
 // Running an example
