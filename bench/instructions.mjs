@@ -1,7 +1,10 @@
 // Whole-server instructions per request, exactly (issue 16; ../shared/BENCHMARKING.md):
 //   node bench/instructions.mjs [--impls keel,raw,fastify,floor] [--only hello,param,post,stack]
 //                               [--requests 5000] [--windows 5] [--warmup 10000] [--out FILE]
-//                               [--semi-space MB] [--node PATH|VERSION]
+//                               [--semi-space MB] [--node PATH|VERSION] [--server-args "..."]
+// The `real` scenario (issue 34): `--impls keel,fastify,hono --only real-get,real-post`.
+// --server-args adds arguments to every server (e.g. `--real-without jwt` for keel's per-layer
+// table in bench/README.md).
 // Each server (bundled as for the throughput run) runs under valgrind's callgrind with
 // `--single-threaded --hash-seed=1 --random-seed=1 --no-flush-bytecode`; the load comes from this
 // process (outside the measured one). After a warm-up, each window zeroes the counters
@@ -22,7 +25,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildBenchEntries } from "./harness/build.mjs";
 import { ensurePeers } from "./harness/peers.mjs";
-import { IMPLEMENTATIONS, SCENARIOS } from "./harness/scenarios.mjs";
+import { IMPLEMENTATIONS, SCENARIOS, scenarioArgs, servesScenario } from "./harness/scenarios.mjs";
 import { runUnderChosenNode } from "./harness/node-binary.mjs";
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
@@ -30,7 +33,7 @@ const PEERS_DIR = join(BENCH_DIR, ".peers");
 const BUILD_DIR = join(PEERS_DIR, "build");
 
 function parseArgs(argv) {
-  const o = { impls: ["keel", "raw", "fastify"], only: ["hello", "param", "post", "stack"], requests: 5000, windows: 5, warmup: 10000, out: "", semiSpace: 0 };
+  const o = { impls: ["keel", "raw", "fastify"], only: ["hello", "param", "post", "stack"], requests: 5000, windows: 5, warmup: 10000, out: "", semiSpace: 0, serverArgs: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i].replace(/^--/, "");
     const v = argv[++i];
@@ -38,6 +41,7 @@ function parseArgs(argv) {
     else if (a === "requests" || a === "windows" || a === "warmup") o[a] = Number(v);
     else if (a === "semi-space") o.semiSpace = Number(v);
     else if (a === "out") o.out = v;
+    else if (a === "server-args") o.serverArgs = v.split(" ").filter(Boolean);
     else throw new Error(`unknown option --${a}`);
   }
   return o;
@@ -125,7 +129,7 @@ function summarize(windows) {
 
 async function measure(impl, scenario, file, opts) {
   const outDir = mkdtempSync(join(tmpdir(), "keel-cg-"));
-  const server = await startUnderCallgrind(file, scenario.stack ? ["--stack"] : [], outDir, opts.semiSpace);
+  const server = await startUnderCallgrind(file, [...scenarioArgs(scenario), ...opts.serverArgs], outDir, opts.semiSpace);
   try {
     await send(server.url, scenario, opts.warmup);
     const perRequest = [];
@@ -156,6 +160,7 @@ const results = [];
 for (const scenario of scenarios) {
   for (const impl of impls) {
     if (impl.only !== undefined && !impl.only.includes(scenario.id)) continue;
+    if (!servesScenario(scenario, impl.id)) continue;
     const r = await measure(impl.id, scenario, builds[impl.id], opts);
     console.error(`${scenario.id} ${impl.id}: ${Math.round(r.median).toLocaleString("en-US")} instructions/request (spread ${r.spreadPct.toFixed(2)}%)`);
     results.push(r);
@@ -165,15 +170,16 @@ const cell = (s, i) => results.find((r) => r.scenario === s && r.impl === i);
 const lines = [
   `instructions per request, whole server (callgrind; ${opts.windows} windows of ${opts.requests} requests after ${opts.warmup} warm-up; node ${process.version}${opts.semiSpace > 0 ? `; semi-space pinned at ${opts.semiSpace} MB` : ""})`,
   "",
-  `| scenario | ${impls.map((i) => i.label).join(" | ")} | keel ÷ raw | keel ÷ Fastify |`,
-  `|---|${impls.map(() => "---:").join("|")}|---:|---:|`,
+  `| scenario | ${impls.map((i) => i.label).join(" | ")} | keel ÷ raw | keel ÷ Fastify | keel ÷ Hono |`,
+  `|---|${impls.map(() => "---:").join("|")}|---:|---:|---:|`,
 ];
 for (const s of scenarios) {
   const keel = cell(s.id, "keel")?.median;
   const raw = cell(s.id, "raw")?.median;
   const fastify = cell(s.id, "fastify")?.median;
+  const hono = cell(s.id, "hono")?.median;
   const ratio = (a, b) => (a === undefined || b === undefined ? "" : `${(a / b).toFixed(3)}`);
-  lines.push(`| ${s.id} | ${impls.map((i) => (cell(s.id, i.id) === undefined ? "" : `${Math.round(cell(s.id, i.id).median).toLocaleString("en-US")} (±${cell(s.id, i.id).spreadPct.toFixed(1)}%)`)).join(" | ")} | ${ratio(keel, raw)} | ${ratio(keel, fastify)} |`);
+  lines.push(`| ${s.id} | ${impls.map((i) => (cell(s.id, i.id) === undefined ? "" : `${Math.round(cell(s.id, i.id).median).toLocaleString("en-US")} (±${cell(s.id, i.id).spreadPct.toFixed(1)}%)`)).join(" | ")} | ${ratio(keel, raw)} | ${ratio(keel, fastify)} | ${ratio(keel, hono)} |`);
 }
 console.log(lines.join("\n"));
 if (opts.out !== "") writeFileSync(opts.out, JSON.stringify({ node: process.version, opts, results }, null, 2));
