@@ -71,9 +71,17 @@ function compileKey(options: RateLimitOptions): (ctx: Context) => string {
   const resolve = clientAddressResolver(options.trustProxy);
   const bits = options.ipv6PrefixBits ?? 64;
   if (!Number.isInteger(bits) || bits < 16 || bits > 128) throw new TypeError("rateLimit: ipv6PrefixBits must be an integer from 16 to 128");
+  // The key of the last address seen: a connection's requests come from one address, so most
+  // requests reuse it instead of building (and hashing) a fresh string.
+  let lastAddress: string | undefined;
+  let lastKey = "";
   const ip = (ctx: Context): string => {
     const a = resolve(ctx);
-    return "ip:" + (a.indexOf(":") === -1 ? a : ipv6Network(a, bits));
+    if (a !== lastAddress) {
+      lastKey = "ip:" + (a.indexOf(":") === -1 ? a : ipv6Network(a, bits));
+      lastAddress = a;
+    }
+    return lastKey;
   };
   const key = options.key ?? "ip";
   if (key === "ip") return ip;
