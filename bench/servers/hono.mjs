@@ -164,4 +164,5 @@ function buildApp(stack, real) {
 exitOnSignal();
 const app = buildApp(wantsProductionStack(), wantsRealStack());
 const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info) => announceReady(info.port));
-void server;
+// As keel's server (servers/keel.ts): a stall under valgrind must not outlast the keep-alive timeout.
+if (wantsRealStack()) server.keepAliveTimeout = 75_000;

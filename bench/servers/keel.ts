@@ -42,7 +42,11 @@ async function main(): Promise<void> {
     app = withProductionStack(app);
   }
   if (wantsRealStack()) app = withRealStack(app, realStackPartsFrom(process.argv));
-  const server = await app.listen({ port: 0, host: "127.0.0.1" });
+  // The real stack is slow enough under valgrind on a loaded machine to stall the server past
+  // node's 5 s keep-alive timeout (the load then sees ECONNRESET): keep connections as long as
+  // Fastify does by default (72 s). The per-request work is the same either way.
+  const limits = wantsRealStack() ? { keepAliveTimeout: 75_000, headersTimeout: 80_000, requestTimeout: 120_000 } : {};
+  const server = await app.listen({ port: 0, host: "127.0.0.1", ...limits });
   announceReady(server.port);
 }
 
