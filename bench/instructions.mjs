@@ -1,7 +1,10 @@
 // Whole-server instructions per request, exactly (issue 16; ../shared/BENCHMARKING.md):
 //   node bench/instructions.mjs [--impls keel,raw,fastify,floor] [--only hello,param,post,stack]
 //                               [--requests 5000] [--windows 5] [--warmup 10000] [--out FILE]
-//                               [--semi-space MB] [--node PATH|VERSION]
+//                               [--semi-space MB] [--node PATH|VERSION] [--server-args "..."]
+// The `real` scenario (issue 34): `--impls keel,fastify,hono --only real-get,real-post`.
+// --server-args adds arguments to every server (e.g. `--real-without jwt` for keel's per-layer
+// table in bench/README.md).
 // Each server (bundled as for the throughput run) runs under valgrind's callgrind with
 // `--single-threaded --hash-seed=1 --random-seed=1 --no-flush-bytecode`; the load comes from this
 // process (outside the measured one). After a warm-up, each window zeroes the counters
@@ -22,7 +25,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildBenchEntries } from "./harness/build.mjs";
 import { ensurePeers } from "./harness/peers.mjs";
-import { IMPLEMENTATIONS, SCENARIOS } from "./harness/scenarios.mjs";
+import { IMPLEMENTATIONS, SCENARIOS, scenarioArgs, servesScenario } from "./harness/scenarios.mjs";
 import { runUnderChosenNode } from "./harness/node-binary.mjs";
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
@@ -30,7 +33,7 @@ const PEERS_DIR = join(BENCH_DIR, ".peers");
 const BUILD_DIR = join(PEERS_DIR, "build");
 
 function parseArgs(argv) {
-  const o = { impls: ["keel", "raw", "fastify"], only: ["hello", "param", "post", "stack"], requests: 5000, windows: 5, warmup: 10000, out: "", semiSpace: 0 };
+  const o = { impls: ["keel", "raw", "fastify"], only: ["hello", "param", "post", "stack"], requests: 5000, windows: 5, warmup: 10000, out: "", semiSpace: 0, serverArgs: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i].replace(/^--/, "");
     const v = argv[++i];
@@ -38,6 +41,7 @@ function parseArgs(argv) {
     else if (a === "requests" || a === "windows" || a === "warmup") o[a] = Number(v);
     else if (a === "semi-space") o.semiSpace = Number(v);
     else if (a === "out") o.out = v;
+    else if (a === "server-args") o.serverArgs = v.split(" ").filter(Boolean);
     else throw new Error(`unknown option --${a}`);
   }
   return o;
@@ -55,8 +59,9 @@ function startUnderCallgrind(file, args, outDir, semiSpace = 0) {
     let text = "";
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`${file} did not start under valgrind within 120 s\n${text}`));
-    }, 120_000);
+      reject(new Error(`${file} did not start under valgrind within 600 s\n${text}`));
+      // Fastify with its plugins takes minutes to start under valgrind on a loaded machine.
+    }, 600_000);
     child.stderr.setEncoding("utf8");
     child.stderr.on("data", (chunk) => {
       text += chunk;
@@ -75,9 +80,9 @@ function startUnderCallgrind(file, args, outDir, semiSpace = 0) {
   });
 }
 
-/** Send `n` requests of `scenario` on 8 keep-alive connections; every answer must have its status. */
-async function send(url, scenario, n) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+/** Send `n` requests of `scenario` on `connections` keep-alive connections; every answer must have its status. */
+async function send(url, scenario, n, connections = 8) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   let next = 0;
   let bad = 0;
   const one = () =>
@@ -96,7 +101,7 @@ async function send(url, scenario, n) {
       await one();
     }
   };
-  await Promise.all(Array.from({ length: 8 }, worker));
+  await Promise.all(Array.from({ length: connections }, worker));
   agent.destroy();
   if (bad > 0) throw new Error(`${scenario.id}: ${bad} of ${n} answers had another status than ${scenario.expectStatus}`);
 }
@@ -125,8 +130,12 @@ function summarize(windows) {
 
 async function measure(impl, scenario, file, opts) {
   const outDir = mkdtempSync(join(tmpdir(), "keel-cg-"));
-  const server = await startUnderCallgrind(file, scenario.stack ? ["--stack"] : [], outDir, opts.semiSpace);
+  const server = await startUnderCallgrind(file, [...scenarioArgs(scenario), ...opts.serverArgs], outDir, opts.semiSpace);
   try {
+    // One connection first: under valgrind on a loaded machine the first requests take seconds
+    // each, and eight at once on a cold server can outlast its headersTimeout (the server then
+    // closes the waiting connections: ECONNRESET here).
+    await send(server.url, scenario, 200, 1);
     await send(server.url, scenario, opts.warmup);
     const perRequest = [];
     for (let w = 0; w < opts.windows; w++) {
@@ -156,6 +165,7 @@ const results = [];
 for (const scenario of scenarios) {
   for (const impl of impls) {
     if (impl.only !== undefined && !impl.only.includes(scenario.id)) continue;
+    if (!servesScenario(scenario, impl.id)) continue;
     const r = await measure(impl.id, scenario, builds[impl.id], opts);
     console.error(`${scenario.id} ${impl.id}: ${Math.round(r.median).toLocaleString("en-US")} instructions/request (spread ${r.spreadPct.toFixed(2)}%)`);
     results.push(r);
@@ -165,15 +175,16 @@ const cell = (s, i) => results.find((r) => r.scenario === s && r.impl === i);
 const lines = [
   `instructions per request, whole server (callgrind; ${opts.windows} windows of ${opts.requests} requests after ${opts.warmup} warm-up; node ${process.version}${opts.semiSpace > 0 ? `; semi-space pinned at ${opts.semiSpace} MB` : ""})`,
   "",
-  `| scenario | ${impls.map((i) => i.label).join(" | ")} | keel ÷ raw | keel ÷ Fastify |`,
-  `|---|${impls.map(() => "---:").join("|")}|---:|---:|`,
+  `| scenario | ${impls.map((i) => i.label).join(" | ")} | keel ÷ raw | keel ÷ Fastify | keel ÷ Hono |`,
+  `|---|${impls.map(() => "---:").join("|")}|---:|---:|---:|`,
 ];
 for (const s of scenarios) {
   const keel = cell(s.id, "keel")?.median;
   const raw = cell(s.id, "raw")?.median;
   const fastify = cell(s.id, "fastify")?.median;
+  const hono = cell(s.id, "hono")?.median;
   const ratio = (a, b) => (a === undefined || b === undefined ? "" : `${(a / b).toFixed(3)}`);
-  lines.push(`| ${s.id} | ${impls.map((i) => (cell(s.id, i.id) === undefined ? "" : `${Math.round(cell(s.id, i.id).median).toLocaleString("en-US")} (±${cell(s.id, i.id).spreadPct.toFixed(1)}%)`)).join(" | ")} | ${ratio(keel, raw)} | ${ratio(keel, fastify)} |`);
+  lines.push(`| ${s.id} | ${impls.map((i) => (cell(s.id, i.id) === undefined ? "" : `${Math.round(cell(s.id, i.id).median).toLocaleString("en-US")} (±${cell(s.id, i.id).spreadPct.toFixed(1)}%)`)).join(" | ")} | ${ratio(keel, raw)} | ${ratio(keel, fastify)} | ${ratio(keel, hono)} |`);
 }
 // Observability steps (keel-observed, keel-obs-*; issue 34 goal 4): each over bare keel on the same scenario.
 for (const s of scenarios) for (const i of impls) if (i.id.startsWith("keel-obs") && cell(s.id, "keel") !== undefined && cell(s.id, i.id) !== undefined) lines.push("", `${s.id}, ${i.label}: ${(((cell(s.id, i.id).median / cell(s.id, "keel").median) - 1) * 100).toFixed(2)}% over keel`);

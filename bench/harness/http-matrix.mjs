@@ -5,6 +5,7 @@
 import { request } from "node:http";
 import { median, spread } from "./stats.mjs";
 import { startServer } from "./processes.mjs";
+import { scenarioArgs, servesScenario } from "./scenarios.mjs";
 
 function probe(url, scenario) {
   return new Promise((resolve) => {
@@ -35,12 +36,12 @@ export async function runHttpMatrix({ scenarios, impls, builds, loadgen, pinning
     const problems = [];
     log(`\n## ${scenario.number}. ${scenario.title}`);
     for (let round = 0; round < config.starts; round++) {
-      for (const impl of rotate(impls, round)) {
+      for (const impl of rotate(impls.filter((i) => servesScenario(scenario, i.id)), round)) {
         if (pending[impl.id] !== undefined) continue;
         const label = `[${scenario.id} r${round + 1} ${impl.id}]`;
         let server;
         try {
-          server = await startServer({ file: builds[impl.id], args: scenario.stack ? ["--stack"] : [], pinning });
+          server = await startServer({ file: builds[impl.id], args: scenarioArgs(scenario), pinning });
         } catch (err) {
           problems.push(`${impl.id}: server failed to start: ${String(err.message).split("\n")[0]}`);
           log(`${label} server failed to start: ${err.message}`);

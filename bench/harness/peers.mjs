@@ -1,12 +1,14 @@
-// The comparison peers (Fastify, Hono, find-my-way, ajv, ws) live in the git-ignored bench/.peers,
+// The comparison peers (Fastify and the official plugins of the `real` scenario, Hono,
+// find-my-way, ajv, ws) live in the git-ignored bench/.peers,
 // installed on demand and never declared in package.json. One npm command installs them all:
 // `--no-save` installs prune whatever else is in the folder, so the list is always complete.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCommand } from "./processes.mjs";
 
-export const PEER_PACKAGES = ["fastify@5", "hono@4", "@hono/node-server", "find-my-way", "ajv", "ajv-formats", "ws@8"];
-const NEEDED = ["fastify", "hono", "@hono/node-server", "find-my-way", "ajv", "ajv-formats", "ws"];
+// The @fastify/* majors are the ones for Fastify 5 (issue 34's `real` scenario).
+export const PEER_PACKAGES = ["fastify@5", "@fastify/jwt@10", "@fastify/rate-limit@11", "@fastify/cors@11", "@fastify/helmet@13", "hono@4", "@hono/node-server", "find-my-way", "ajv", "ajv-formats", "ws@8"];
+const NEEDED = ["fastify", "@fastify/jwt", "@fastify/rate-limit", "@fastify/cors", "@fastify/helmet", "hono", "@hono/node-server", "find-my-way", "ajv", "ajv-formats", "ws"];
 
 function versionOf(peersDir, name) {
   try {

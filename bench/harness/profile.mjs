@@ -1,5 +1,6 @@
 // `node --cpu-prof` on the keel bench server under load, then the top self-time functions, mapped
 // back to the TypeScript sources through the bundle's source map.
+import { scenarioArgs } from "./scenarios.mjs";
 import { mkdirSync, readFileSync, existsSync, rmSync } from "node:fs";
 import { SourceMap } from "node:module";
 import { join, relative } from "node:path";
@@ -80,7 +81,7 @@ export async function profileKeel({ rootDir, builds, scenarios, loadgen, pinning
     if (existsSync(file)) rmSync(file);
     const server = await startServer({
       file: builds.keel,
-      args: scenario.stack ? ["--stack"] : [],
+      args: scenarioArgs(scenario),
       pinning,
       nodeFlags: ["--cpu-prof", "--cpu-prof-dir", outDir, "--cpu-prof-name", name],
     });

@@ -2,12 +2,32 @@
 // them; request bodies mirror VALID_USER / INVALID_USER in bench/servers/route-table.ts (the
 // pre-flight check in http-matrix.mjs fails loudly if a server answers another status).
 
+import { createHmac } from "node:crypto";
+
 const JSON_HEADERS = { "content-type": "application/json" };
+
+/** The same string as REAL_JWT_SECRET in bench/servers/common.ts (the servers verify with it). */
+const REAL_JWT_SECRET = "keel-bench-real-scenario-hs256-secret-0123456789";
+
+/** A compact HS256 JWT over `claims`, signed with `secret`. */
+export function signHs256(claims, secret) {
+  const b64 = (s) => Buffer.from(s).toString("base64url");
+  const input = `${b64(JSON.stringify({ alg: "HS256", typ: "JWT" }))}.${b64(JSON.stringify(claims))}`;
+  return `${input}.${createHmac("sha256", secret).update(input).digest("base64url")}`;
+}
+
+/** The load's bearer token: fixed claims (iat and an exp in 2100), so every run sends the same bytes. */
+export const REAL_TOKEN = signHs256({ sub: "42", role: "user", iat: 1_700_000_000, exp: 4_102_444_800 }, REAL_JWT_SECRET);
+
+/** What a browser app behind the real stack sends: its origin and the bearer token. */
+const REAL_HEADERS = { origin: "https://app.example.com", authorization: `Bearer ${REAL_TOKEN}` };
 
 /**
  * @typedef {{ id: string, number: number, title: string, method: string, path: string,
  *   headers?: Record<string, string>, body?: string, expectStatus: number, stack?: boolean,
- *   quick: boolean }} Scenario
+ *   args?: string[], impls?: string[], quick: boolean }} Scenario
+ * `args` are the server's arguments for the scenario (default `--stack` when `stack`, else none);
+ * `impls` limits the scenario to those implementations (default all).
  */
 
 /** @type {Scenario[]} */
@@ -44,6 +64,31 @@ export const SCENARIOS = [
     stack: true,
     quick: false,
   },
+  {
+    id: "real-get",
+    number: 6,
+    title: "GET /users/{id} behind HS256 JWT, memory rate limit, CORS, security headers, request id, JSON access log",
+    method: "GET",
+    path: "/users/42",
+    headers: REAL_HEADERS,
+    expectStatus: 200,
+    args: ["--real"],
+    impls: ["keel", "fastify", "hono"],
+    quick: false,
+  },
+  {
+    id: "real-post",
+    number: 6,
+    title: "POST /users (validated JSON → 201) behind the same real-world stack",
+    method: "POST",
+    path: "/users",
+    headers: { ...REAL_HEADERS, ...JSON_HEADERS },
+    body: JSON.stringify({ email: "alice@example.com", password: "correct-horse-battery" }),
+    expectStatus: 201,
+    args: ["--real"],
+    impls: ["keel", "fastify", "hono"],
+    quick: false,
+  },
   { id: "big", number: 5, title: "GET /big → 64 KB JSON response", method: "GET", path: "/big", expectStatus: 200, quick: true },
   { id: "notfound", number: 5, title: "GET /does/not/exist → 404 uniform error", method: "GET", path: "/does/not/exist", expectStatus: 404, quick: true },
   {
@@ -78,3 +123,13 @@ export const IMPLEMENTATIONS = [
   { id: "fastify", label: "Fastify 5", entry: "servers/fastify.mjs", peer: true },
   { id: "hono", label: "Hono 4 (node-server)", entry: "servers/hono.mjs", peer: true },
 ];
+
+/** The server arguments of `scenario`. */
+export function scenarioArgs(scenario) {
+  return scenario.args ?? (scenario.stack ? ["--stack"] : []);
+}
+
+/** Whether `implId` serves `scenario`. */
+export function servesScenario(scenario, implId) {
+  return scenario.impls === undefined || scenario.impls.includes(implId);
+}

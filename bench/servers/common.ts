@@ -146,3 +146,22 @@ export function writeAccessLog(reqId: string, method: string, path: string, stat
   });
   process.stdout.write(line + "\n");
 }
+
+// --- the `real` scenario (issue 34): auth, rate limit, CORS, security headers, ids, access log --
+
+/** `--real`: serve the routes behind the real-world stack. */
+export function wantsRealStack(argv: readonly string[] = process.argv): boolean {
+  return argv.includes("--real");
+}
+
+/**
+ * HS256 secret every real-stack server verifies with. bench/harness/scenarios.mjs signs the
+ * load's token with the same string (a mismatch shows as 401s in the pre-flight check).
+ */
+export const REAL_JWT_SECRET = "keel-bench-real-scenario-hs256-secret-0123456789";
+
+/**
+ * The memory rate limit of the real stack: so large that the load never meets a 429 (one
+ * client address sends every request), so the cost measured is the limiter's bookkeeping.
+ */
+export const REAL_RATE_LIMIT = { max: 1_000_000_000, windowMs: 60_000 } as const;

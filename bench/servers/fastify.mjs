@@ -2,16 +2,29 @@
 // body and the id (its built-in ajv, with formats), an error handler giving keel's error shape.
 // JavaScript, because fastify lives in the git-ignored bench/.peers and is not type-checked.
 // Bundled by bench/run.mjs into bench/.peers/build/ with fastify left external (resolved from
-// bench/.peers/node_modules).   node fastify.mjs [--stack]
+// bench/.peers/node_modules).   node fastify.mjs [--stack | --real]
+// --real (issue 34's `real` scenario): the official plugins at their defaults, as a Fastify user
+// would compose the same stack: @fastify/rate-limit (memory store), @fastify/cors for
+// ALLOWED_ORIGIN, @fastify/helmet, @fastify/jwt (HS256, verified in an onRequest hook), request
+// ids taken from / sent as x-request-id (UUIDs, like keel's), and Fastify's own pino logger at
+// info on stdout (its defaults: an "incoming request" and a "request completed" line).
+import { randomUUID } from "node:crypto";
+import fastifyCors from "@fastify/cors";
+import fastifyHelmet from "@fastify/helmet";
+import fastifyJwt from "@fastify/jwt";
+import fastifyRateLimit from "@fastify/rate-limit";
 import Fastify from "fastify";
 import {
   ALLOWED_ORIGIN,
   announceReady,
   benchErrorBody,
   exitOnSignal,
+  REAL_JWT_SECRET,
+  REAL_RATE_LIMIT,
   requestIdFor,
   SECURITY_HEADERS,
   wantsProductionStack,
+  wantsRealStack,
   writeAccessLog,
 } from "./common.ts";
 import { benchExtraRoutes, EXTRA_ROUTE_BODY, HELLO_BODY, makeBigPayload, toColonPath } from "./route-table.ts";
@@ -38,10 +51,30 @@ function validationFields(validation) {
   }));
 }
 
-function buildApp(stack) {
+/**
+ * The real stack's plugins and hooks, registered before the routes. @fastify/rate-limit applies
+ * to the routes added after it loaded (its README: `await fastify.register(...)` first).
+ */
+async function registerRealStack(app) {
+  await app.register(fastifyRateLimit, { max: REAL_RATE_LIMIT.max, timeWindow: REAL_RATE_LIMIT.windowMs });
+  app.register(fastifyCors, { origin: ALLOWED_ORIGIN });
+  app.register(fastifyHelmet);
+  app.register(fastifyJwt, { secret: REAL_JWT_SECRET });
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+    await request.jwtVerify();
+  });
+}
+
+async function buildApp(stack, real) {
   const big = makeBigPayload();
   // allErrors: keel reports every failed field, so the 422 cell does the same work.
-  const app = Fastify({ logger: false, ajv: { customOptions: { allErrors: true } } });
+  const app = Fastify({
+    logger: real ? { level: "info" } : false,
+    ajv: { customOptions: { allErrors: true } },
+    ...(real ? { requestIdHeader: "x-request-id", genReqId: () => randomUUID() } : {}),
+  });
+  if (real) await registerRealStack(app);
 
   if (stack) {
     // Declared up front so every request object keeps one shape (Fastify's advice).
@@ -74,7 +107,7 @@ function buildApp(stack) {
       return;
     }
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
-    reply.code(status).type("application/json").send(benchErrorBody(status === 500 ? "internal_error" : "bad_request", err.message));
+    reply.code(status).type("application/json").send(benchErrorBody(status === 500 ? "internal_error" : status === 401 ? "unauthorized" : "bad_request", err.message));
   });
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).type("application/json").send(benchErrorBody("not_found", "Not found"));
@@ -92,6 +125,6 @@ function buildApp(stack) {
 }
 
 exitOnSignal();
-const app = buildApp(wantsProductionStack());
+const app = await buildApp(wantsProductionStack(), wantsRealStack());
 await app.listen({ port: 0, host: "127.0.0.1" });
 announceReady(app.server.address().port);

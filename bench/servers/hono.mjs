@@ -2,21 +2,33 @@
 // the default router, hono/body-limit, and ajv (with ajv-formats) for the JSON body, since Hono
 // has no JSON Schema validator of its own. JavaScript, because the peers live in the git-ignored
 // bench/.peers and are not type-checked. Bundled by bench/run.mjs with the peers external.
-//   node hono.mjs [--stack]
+//   node hono.mjs [--stack | --real]
+// --real (issue 34's `real` scenario): hono/request-id, hono/cors for ALLOWED_ORIGIN,
+// hono/secure-headers at its defaults and hono/jwt (HS256), with two small pieces written here
+// because Hono ships none: a memory rate limiter (Hono has no official one; third-party
+// hono-rate-limiter exists) and a JSON access logger (hono/logger prints text lines).
 import { serve } from "@hono/node-server";
 import Ajv from "ajv";
 import addFormats from "ajv-formats";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+import { HTTPException } from "hono/http-exception";
+import { jwt } from "hono/jwt";
+import { requestId } from "hono/request-id";
+import { secureHeaders } from "hono/secure-headers";
 import {
   ALLOWED_ORIGIN,
   announceReady,
   benchErrorBody,
   exitOnSignal,
   parseIdParam,
+  REAL_JWT_SECRET,
+  REAL_RATE_LIMIT,
   requestIdFor,
   SECURITY_HEADERS,
   wantsProductionStack,
+  wantsRealStack,
   writeAccessLog,
 } from "./common.ts";
 import { benchExtraRoutes, EXTRA_ROUTE_BODY, HELLO_BODY, makeBigPayload, toColonPath } from "./route-table.ts";
@@ -36,12 +48,67 @@ function errorResponse(c, status, type, message, fields) {
   return c.body(benchErrorBody(type, message, fields), status, JSON_HEADERS);
 }
 
-function buildApp(stack) {
+/**
+ * A fixed-window memory rate limiter per client address, with the draft RateLimit-* headers:
+ * at most `maxKeys` addresses are counted per window (further ones pass uncounted until the
+ * window turns), and the whole table is dropped when it does.
+ */
+function memoryRateLimit({ max, windowMs, maxKeys = 10_000 }) {
+  const hits = new Map();
+  let windowStart = Date.now();
+  return async (c, next) => {
+    const now = Date.now();
+    if (now - windowStart >= windowMs) {
+      hits.clear();
+      windowStart = now;
+    }
+    const key = c.env.incoming.socket.remoteAddress ?? "";
+    const n = (hits.get(key) ?? 0) + 1;
+    if (n <= max && (hits.size < maxKeys || hits.has(key))) hits.set(key, n);
+    const reset = Math.ceil((windowStart + windowMs - now) / 1000);
+    if (n > max) {
+      return c.body(benchErrorBody("rate_limit_exceeded", "Too many requests"), 429, { ...JSON_HEADERS, "retry-after": String(reset) });
+    }
+    c.header("ratelimit-limit", String(max));
+    c.header("ratelimit-remaining", String(max - n));
+    c.header("ratelimit-reset", String(reset));
+    await next();
+  };
+}
+
+/** One JSON access line per request on stdout, with hono/request-id's id. */
+async function jsonAccessLog(c, next) {
+  const start = performance.now();
+  await next();
+  writeAccessLog(c.get("requestId"), c.req.method, c.req.path, c.res.status, start);
+}
+
+function useRealStack(app) {
+  app.use("*", requestId());
+  app.use("*", jsonAccessLog);
+  app.use("*", cors({ origin: ALLOWED_ORIGIN }));
+  app.use("*", secureHeaders());
+  app.use("*", memoryRateLimit(REAL_RATE_LIMIT));
+  app.use("*", jwt({ secret: REAL_JWT_SECRET, alg: "HS256" }));
+  // hono/jwt throws HTTPException(401); answer it with the uniform error body like the others.
+  app.onError((err, c) => {
+    if (err instanceof HTTPException) {
+      const res = err.getResponse();
+      const challenge = res.headers.get("www-authenticate");
+      if (challenge !== null) c.header("www-authenticate", challenge);
+      return errorResponse(c, err.status, err.status === 401 ? "unauthorized" : "bad_request", err.message || "Request failed");
+    }
+    return errorResponse(c, 500, "internal_error", "Internal server error");
+  });
+}
+
+function buildApp(stack, real) {
   const big = makeBigPayload();
   const ajv = new Ajv({ allErrors: true });
   addFormats(ajv);
   const validateUser = ajv.compile(CREATE_USER_SCHEMA);
   const app = new Hono();
+  if (real) useRealStack(app);
 
   if (stack) {
     app.use("*", async (c, next) => {
@@ -95,6 +162,7 @@ function buildApp(stack) {
 }
 
 exitOnSignal();
-const app = buildApp(wantsProductionStack());
+const app = buildApp(wantsProductionStack(), wantsRealStack());
 const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info) => announceReady(info.port));
-void server;
+// As keel's server (servers/keel.ts): a stall under valgrind must not outlast the keep-alive timeout.
+if (wantsRealStack()) server.keepAliveTimeout = 75_000;

@@ -15,7 +15,7 @@ export { RemoteJwks } from "./jwks-remote.js";
 export type { RemoteJwksOptions } from "./jwks-remote.js";
 export { createJwsVerifier } from "./jws-verifier.js";
 export type { JwsKeyOptions, JwsVerification, JwsVerifier, JwsVerifierOptions } from "./jws-verifier.js";
-export { createJwtVerifier } from "./jwt-verifier.js";
+export { createJwtVerifier, verifyJwtClaims } from "./jwt-verifier.js";
 export type { JwtVerifier, JwtVerifierOptions, VerifiedJwt } from "./jwt-verifier.js";
 export type { JwtClaimOptions, JwtPayload } from "./jwt-claims.js";
 export { createJwtSigner, signJws, signJwt } from "./jwt-sign.js";

@@ -29,6 +29,49 @@ export interface ParsedJws {
   readonly signature: Buffer;
 }
 
+/**
+ * Decoded headers by their base64url segment. A service sees a handful of distinct headers (one
+ * per signing key and type) on every token, so decoding and parsing each once saves most of a
+ * token's parsing. Bounded: segments up to HEADER_MEMO_MAX_SEGMENT characters, at most
+ * HEADER_MEMO_MAX_ENTRIES of them; when full it is emptied (tokens made to fill it only cost the
+ * parse they would have cost anyway). Only headers whose members are all strings, numbers,
+ * booleans or null are kept, so the shallow copy handed out per token is a full copy: callers
+ * still get an object of their own.
+ */
+const headerMemo = new Map<string, Record<string, unknown>>();
+const HEADER_MEMO_MAX_ENTRIES = 64;
+const HEADER_MEMO_MAX_SEGMENT = 512;
+
+function decodeHeader(token: string, end: number): Record<string, unknown> {
+  const headerBytes = base64urlDecode(token, 0, end);
+  if (headerBytes === undefined || headerBytes.byteLength === 0) throw new JwtError("malformed", "header is not base64url");
+  return parseJoseObject(headerBytes, "header");
+}
+
+function copyOf(header: Record<string, unknown>): Record<string, unknown> {
+  return Object.assign(Object.create(null) as Record<string, unknown>, header);
+}
+
+function isFlat(header: Record<string, unknown>): boolean {
+  for (const key of Object.keys(header)) {
+    const v = header[key];
+    if (typeof v === "object" && v !== null) return false;
+  }
+  return true;
+}
+
+function headerOf(token: string, end: number): Record<string, unknown> {
+  if (end > HEADER_MEMO_MAX_SEGMENT) return decodeHeader(token, end);
+  const segment = token.slice(0, end);
+  const known = headerMemo.get(segment);
+  if (known !== undefined) return copyOf(known);
+  const header = decodeHeader(token, end);
+  if (!isFlat(header)) return header;
+  if (headerMemo.size >= HEADER_MEMO_MAX_ENTRIES) headerMemo.clear();
+  headerMemo.set(segment, copyOf(header));
+  return header;
+}
+
 export function parseCompactJws(token: unknown, options: CompactParseOptions): ParsedJws {
   if (typeof token !== "string") throw new JwtError("malformed", "token must be a string");
   if (token.length > options.maxLength) throw new JwtError("too_large", `token is longer than ${options.maxLength} characters`);
@@ -37,9 +80,7 @@ export function parseCompactJws(token: unknown, options: CompactParseOptions): P
   if (secondDot < 0 || token.indexOf(".", secondDot + 1) >= 0) {
     throw new JwtError("malformed", "a compact JWS has exactly three dot-separated segments");
   }
-  const headerBytes = base64urlDecode(token, 0, firstDot);
-  if (headerBytes === undefined || headerBytes.byteLength === 0) throw new JwtError("malformed", "header is not base64url");
-  const header = parseJoseObject(headerBytes, "header");
+  const header = headerOf(token, firstDot);
   const check = checkJwsHeader(header, header, options.algorithms, options.allowUnencoded);
 
   const signature = base64urlDecode(token, secondDot + 1);

@@ -37,6 +37,11 @@ export interface JwsVerifierOptions extends JwsKeyOptions {
   readonly allowUnencodedPayload?: boolean;
 }
 
+/** Where the keys come from: a key store answers at once, a remote JWKS with a promise. Exported for the JWT verifier. */
+export interface KeySource {
+  candidates(alg: JwsAlgorithm, kid: string | undefined): readonly JwsKey[] | Promise<readonly JwsKey[]>;
+}
+
 export interface JwsVerification {
   readonly header: JwsHeader;
   readonly algorithm: JwsAlgorithm;
@@ -50,10 +55,6 @@ export interface JwsVerifier {
   verify(jws: string, detachedPayload?: Uint8Array | string): Promise<JwsVerification>;
   /** Verify a JWS JSON serialization (flattened or general). Every signature must verify. */
   verifyJson(jws: unknown, detachedPayload?: Uint8Array | string): Promise<JwsVerification[]>;
-}
-
-interface KeySource {
-  candidates(alg: JwsAlgorithm, kid: string | undefined): readonly JwsKey[] | Promise<readonly JwsKey[]>;
 }
 
 function configError(message: string): never {
@@ -97,7 +98,14 @@ function toBytes(value: Uint8Array | string | undefined): Uint8Array | undefined
 
 /** Verify a parsed JWS against the candidate keys; returns the key that verified. */
 export async function verifyParsedJws(parsed: ParsedJws, source: KeySource): Promise<JwsKey> {
-  const candidates = await source.candidates(parsed.alg, parsed.kid);
+  return keyThatVerifies(parsed, await source.candidates(parsed.alg, parsed.kid));
+}
+
+/**
+ * The key among `candidates` that verifies `parsed`, without a promise: the JWT verifier calls it
+ * directly when its keys are at hand (a key or a key set; a JWKS URL gives a promise).
+ */
+export function keyThatVerifies(parsed: ParsedJws, candidates: readonly JwsKey[]): JwsKey {
   if (candidates.length === 0) {
     throw new JwtError("key_not_found", parsed.kid === undefined ? `no key for ${parsed.alg}` : `no key for ${parsed.alg} with this kid`);
   }

@@ -1,9 +1,10 @@
 // JWT verification: a compact JWS whose payload is a JSON claims set, checked against the
 // verifier's algorithm allow-list, keys and claim rules. `b64:false` and unknown `crit`
 // parameters are refused for JWTs.
-import { DEFAULT_MAX_TOKEN_LENGTH, parseCompactJws } from "./jws-compact.js";
+import { DEFAULT_MAX_TOKEN_LENGTH, parseCompactJws, type ParsedJws } from "./jws-compact.js";
 import type { JwsHeader } from "./jws-header.js";
-import { compileKeySource, verifyParsedJws } from "./jws-verifier.js";
+import { compileKeySource, keyThatVerifies } from "./jws-verifier.js";
+import type { JwsKey } from "./jwk-key.js";
 import type { JwsKeyOptions } from "./jws-verifier.js";
 import { checkClaims, compileClaimRules } from "./jwt-claims.js";
 import type { JwtClaimOptions, JwtPayload } from "./jwt-claims.js";
@@ -56,23 +57,56 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
   const expectedTyp = options.typ === undefined ? undefined : normalizeTyp(options.typ);
   const parseOptions = { algorithms, maxLength, allowUnencoded: false } as const;
 
-  async function verifyComplete<T extends object>(token: string): Promise<VerifiedJwt<T>> {
+  /** The verified token, without a promise when the keys are at hand (everything but a JWKS URL). */
+  function verifyNow<T extends object>(token: string): VerifiedJwt<T> | Promise<VerifiedJwt<T>> {
     const parsed = parseCompactJws(token, parseOptions);
     if (expectedTyp !== undefined) {
       const typ = parsed.header.typ;
       if (typeof typ !== "string" || normalizeTyp(typ) !== expectedTyp) throw new JwtError("typ_mismatch", "unexpected token type");
     }
-    const key = await verifyParsedJws(parsed, source);
+    const candidates = source.candidates(parsed.alg, parsed.kid);
+    if (Array.isArray(candidates)) return claimsOf<T>(parsed, keyThatVerifies(parsed, candidates as readonly JwsKey[]));
+    return (candidates as Promise<readonly JwsKey[]>).then((list) => claimsOf<T>(parsed, keyThatVerifies(parsed, list)));
+  }
+
+  function claimsOf<T extends object>(parsed: ParsedJws, key: JwsKey): VerifiedJwt<T> {
     // The payload is only parsed once the signature proved who wrote it.
     const payload = parseJoseObject(parsed.payload, "claims");
     checkClaims(payload, rules, now() / 1000);
     return { header: parsed.header, payload: payload as JwtPayload & T, kid: key.kid };
   }
 
-  return {
-    verifyComplete,
+  const verifier: JwtVerifier = {
+    async verifyComplete<T extends object>(token: string) {
+      return verifyNow<T>(token);
+    },
+    // One async frame per token (not one per step): verifying is on every authenticated request.
     async verify<T extends object>(token: string) {
-      return (await verifyComplete<T>(token)).payload;
+      const verified = verifyNow<T>(token);
+      return (verified instanceof Promise ? await verified : verified).payload;
     },
   };
+  immediate.set(verifier, (token) => {
+    const verified = verifyNow(token);
+    return verified instanceof Promise ? verified.then(payloadOf) : verified.payload;
+  });
+  return verifier;
+}
+
+function payloadOf(verified: VerifiedJwt<object>): JwtPayload {
+  return verified.payload;
+}
+
+/** The synchronous-when-possible verification of each verifier createJwtVerifier made. */
+const immediate = new WeakMap<JwtVerifier, (token: string) => JwtPayload | Promise<JwtPayload>>();
+
+/**
+ * The claims of `token`, without a promise when `verifier` can give them at once (one made by
+ * createJwtVerifier from a key or key set; a JWKS URL or a verifier of your own answers with
+ * `verify`'s promise). Throws or rejects with JwtError exactly as `verify` rejects. For layers
+ * that verify on every request and can then answer without a promise.
+ */
+export function verifyJwtClaims(verifier: JwtVerifier, token: string): JwtPayload | Promise<JwtPayload> {
+  const now = immediate.get(verifier);
+  return now === undefined ? verifier.verify(token) : now(token);
 }

@@ -83,6 +83,11 @@ export class MemoryStore<V> implements Store<V> {
   private readonly now: () => number;
   private readonly map = new Map<string, MemoryEntry<V>>();
   private bytes = 0;
+  /**
+   * The key inserted last. Every insertion sets it, so when it is in the map it is the last entry
+   * (the most recently used); a deleted one is harmless, as `live` finds no entry for it.
+   */
+  private newest: string | undefined = undefined;
   /** Entries evicted to respect the bounds (not counting expiry). */
   evictions = 0;
 
@@ -113,12 +118,18 @@ export class MemoryStore<V> implements Store<V> {
   private live(key: string): MemoryEntry<V> | undefined {
     const e = this.map.get(key);
     if (e === undefined) return undefined;
-    this.map.delete(key);
     if (e.expiresAt <= this.now()) {
+      this.map.delete(key);
       this.bytes -= e.size;
       return undefined;
     }
-    this.map.set(key, e);
+    // Already the most recently used (one client's burst, a rate limit's usual case): moving it
+    // to the end would change nothing but cost a delete and an insert.
+    if (key !== this.newest) {
+      this.map.delete(key);
+      this.map.set(key, e);
+      this.newest = key;
+    }
     return e;
   }
 
@@ -137,6 +148,7 @@ export class MemoryStore<V> implements Store<V> {
       previous.size = size;
     } else {
       this.map.set(key, { value, expiresAt: this.now() + ttl, size });
+      this.newest = key;
     }
     this.bytes += size;
     this.evict(key);

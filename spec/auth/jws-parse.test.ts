@@ -140,3 +140,38 @@ test("raw JWS: detached content and the JSON serializations", async () => {
     await assert.rejects(jws.verifyJson(junk), (e: unknown) => e instanceof JwtError && e.code === "malformed");
   }
 });
+
+test("the same header on many tokens: each verification hands out a header object of its own", async () => {
+  const complete = createJwtVerifier({ algorithms: ["HS256"], key: SECRET, now, requireExpiration: false });
+  const token = signed('{"alg":"HS256","typ":"JWT","kid":"k1"}', '{"sub":"x"}');
+  const first = await complete.verifyComplete(token);
+  (first.header as Record<string, unknown>)["typ"] = "changed by the caller";
+  const second = await complete.verifyComplete(token);
+  assert.notEqual(second.header, first.header);
+  assert.deepEqual({ ...second.header }, { alg: "HS256", typ: "JWT", kid: "k1" });
+  assert.equal(Object.getPrototypeOf(second.header), null);
+  // A header with a nested member (not memoized) is parsed per token: still its own object.
+  const nested = signed('{"alg":"HS256","x":{"y":1}}', '{"sub":"x"}');
+  const a = await complete.verifyComplete(nested);
+  const b = await complete.verifyComplete(nested);
+  assert.notEqual(a.header["x"], b.header["x"]);
+});
+
+test("forbidden member names: the first one in parse order is named, nested objects first", async () => {
+  const message = async (payload: string): Promise<string> => {
+    try {
+      await verifier.verify(signed('{"alg":"HS256"}', payload));
+      return "";
+    } catch (error) {
+      assert.ok(error instanceof JwtError);
+      return error.message;
+    }
+  };
+  assert.equal(await message('{"a":{"prototype":1},"__proto__":2}'), 'claims: member name "prototype" is not allowed');
+  assert.equal(await message('{"constructor":1,"__proto__":2}'), 'claims: member name "constructor" is not allowed');
+  assert.equal(await message('{"list":[{"ok":1},{"__proto__":{}}]}'), 'claims: member name "__proto__" is not allowed');
+  const claims = await verifier.verify<{ list: { ok: number }[] }>(signed('{"alg":"HS256"}', '{"sub":"x","list":[{"ok":1}],"o":{"p":{"q":null}}}'));
+  assert.equal(Object.getPrototypeOf(claims), null);
+  assert.equal(Object.getPrototypeOf(claims.list[0]), null);
+  assert.ok(Array.isArray(claims.list));
+});

@@ -22,6 +22,27 @@ describe("MemoryStore", () => {
     assert.equal(s.evictions, 1);
   });
 
+  it("keeps least-recently-used order when the newest key is read again, deleted and written back", () => {
+    const s = new MemoryStore<number>({ maxEntries: 3 });
+    s.set("a", 1);
+    s.set("b", 2);
+    assert.equal(s.get("b"), 2); // already the newest: stays last
+    assert.equal(s.get("a"), 1); // a moves after b
+    s.delete("a");
+    s.set("c", 3);
+    s.set("a", 10); // back, newest again
+    assert.equal(s.get("a"), 10);
+    s.set("d", 4); // evicts b, the oldest
+    assert.deepEqual([s.get("b"), s.get("c"), s.get("a"), s.get("d")], [undefined, 3, 10, 4]);
+    s.clear();
+    s.set("x", 1);
+    s.set("a", 2);
+    assert.equal(s.get("x"), 1);
+    s.set("y", 3);
+    s.set("z", 4); // evicts a (x was read after it)
+    assert.deepEqual([s.get("a"), s.get("x"), s.get("y"), s.get("z")], [undefined, 1, 3, 4]);
+  });
+
   it("stays within its bounds under many keys", () => {
     const s = new MemoryStore<string>({ maxEntries: 1000, maxBytes: 50_000 });
     for (let i = 0; i < 100_000; i++) s.set("k" + i, "v", { size: 40 + (i % 20) });

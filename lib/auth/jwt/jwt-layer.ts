@@ -12,13 +12,13 @@
 // - Apply it globally (`app.layer(jwt(...))`), per route (`meta.layers`) or per group
 //   (`group({ layers: [jwt(...)] }, routes)`); never by path prefix. Routes behind a global
 //   layer opt out with `config: { auth: false }`.
-import { ApiError, type Context, describeLayer, Extractor, type Layer, type LayerDoc, type Next, type Reply } from "../../index.js";
+import { ApiError, type Context, describeLayer, Extractor, type Layer, type LayerDoc, type Reply } from "../../index.js";
 import { BEARER_ABSENT, BEARER_MALFORMED, parseBearer } from "./bearer.js";
-import { isQuotableText } from "../../plugin.js";
+import { type Chain, directLayer, isPromise, isQuotableText } from "../../plugin.js";
 import { DEFAULT_MAX_TOKEN_LENGTH } from "../../jose/index.js";
 import type { JwtPayload } from "../../jose/index.js";
 import { JwtError } from "../../jose/index.js";
-import { createJwtVerifier, type JwtVerifier, type JwtVerifierOptions } from "../../jose/index.js";
+import { createJwtVerifier, type JwtVerifier, type JwtVerifierOptions, verifyJwtClaims } from "../../jose/index.js";
 import { AUTH_PRINCIPAL_KEY, isPublicRoute, requirePrincipal, setAnonymousPrincipal, type AuthPrincipal } from "../../shared/principal.js";
 import { BEARER_SCHEMES, BEARER_SECURITY_SCHEME, defaultBearerSchemes } from "../../shared/security-schemes.js";
 
@@ -90,6 +90,13 @@ export function jwt(options: JwtLayerOptions): Layer {
   const invalidChallenge = (description: string) => `${missing}, error="invalid_token", error_description="${description}"`;
   const malformed = invalidChallenge("Malformed bearer credentials");
 
+  /** The verified request goes on with its principal. */
+  const admit = (ctx: Context, next: Chain, claims: JwtPayload): Reply | Promise<Reply> => {
+    const principal: AuthPrincipal = { scheme: "bearer", claims, challenge: missing };
+    ctx.locals[AUTH_PRINCIPAL_KEY] = principal;
+    return next(ctx);
+  };
+
   const reject = (err: unknown): never => {
     if (!(err instanceof JwtError)) throw err;
     if (err.code === "jwks_unavailable") {
@@ -105,7 +112,9 @@ export function jwt(options: JwtLayerOptions): Layer {
     });
   };
 
-  return describeLayer(async function jwtLayer(ctx: Context, next: Next): Promise<Reply> {
+  // A direct layer: with keys at hand the token is verified without a promise, so behind a route
+  // that answers synchronously an authenticated request makes none for its authentication.
+  return describeLayer(directLayer(function jwtLayer(ctx: Context, next: Chain): Reply | Promise<Reply> {
     if (isPublicRoute(ctx)) {
       setAnonymousPrincipal(ctx, missing);
       return next(ctx);
@@ -120,16 +129,15 @@ export function jwt(options: JwtLayerOptions): Layer {
     if (token === BEARER_MALFORMED) {
       throw ApiError.unauthorized("Malformed bearer credentials", { headers: { "www-authenticate": malformed } });
     }
-    let claims: JwtPayload;
+    let claims: JwtPayload | Promise<JwtPayload>;
     try {
-      claims = await verifier.verify(token);
+      claims = verifyJwtClaims(verifier, token);
     } catch (err) {
       return reject(err);
     }
-    const principal: AuthPrincipal = { scheme: "bearer", claims, challenge: missing };
-    ctx.locals[AUTH_PRINCIPAL_KEY] = principal;
-    return next(ctx);
-  }, jwtLayerDoc(required, options.security, "jwksUrl" in options && options.jwksUrl !== undefined));
+    if (isPromise(claims)) return claims.then((c) => admit(ctx, next, c), reject);
+    return admit(ctx, next, claims);
+  }), jwtLayerDoc(required, options.security, "jwksUrl" in options && options.jwksUrl !== undefined));
 }
 
 /** The OpenAPI security scheme that `authUser()` and the guards name "bearerAuth" (they register it themselves). */

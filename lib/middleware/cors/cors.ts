@@ -22,8 +22,8 @@
 // - Requested headers are reflected only when `allowHeaders` is not configured, after splitting
 //   the list on commas and checking each name is a token (no regex: Hono CVE-2026-69207); an
 //   unusable list refuses the preflight.
-import { type Context, type Layer, type Next, type Reply, Reply as ReplyClass } from "../../index.js";
-import { isHttpToken, isSafeHeaderValue } from "../../plugin.js";
+import { type Context, type Layer, type Reply, Reply as ReplyClass } from "../../index.js";
+import { type Chain, directLayer, isHttpToken, isPromise, isSafeHeaderValue } from "../../plugin.js";
 
 export type CorsOriginPredicate = (origin: string, ctx: Context) => boolean;
 
@@ -216,8 +216,7 @@ export function cors(options: CorsOptions = { origin: "*" }): Layer {
     return reply;
   };
 
-  const decorate = async (ctx: Context, next: Next, requestOrigin: string): Promise<Reply> => {
-    const reply = await next(ctx);
+  const decorate = (reply: Reply, ctx: Context, requestOrigin: string): Reply => {
     if (!wildcard) addVary(reply, "Origin");
     const allow = allowOrigin(requestOrigin, ctx);
     if (allow === null) return reply;
@@ -228,14 +227,18 @@ export function cors(options: CorsOptions = { origin: "*" }): Layer {
     return reply;
   };
 
-  return function corsLayer(ctx: Context, next: Next): Promise<Reply> {
+  // A direct layer: behind a route that answers synchronously, no promise is made for CORS.
+  return directLayer(function corsLayer(ctx: Context, next: Chain): Reply | Promise<Reply> {
     const requestOrigin = ctx.req.headers.origin;
-    if (requestOrigin === undefined) return wildcard ? next(ctx) : next(ctx).then(varyOnly);
-    if (typeof requestOrigin !== "string") return next(ctx).then(varyOnly); // repeated Origin: not CORS-able
-    const requestMethod = ctx.req.headers["access-control-request-method"];
-    if (ctx.method === "OPTIONS" && requestMethod !== undefined) {
-      return Promise.resolve(preflight(ctx, requestOrigin, requestMethod));
+    if (requestOrigin === undefined && wildcard) return next(ctx);
+    if (typeof requestOrigin !== "string") {
+      // No Origin, or a repeated one (not CORS-able): Vary only.
+      const r = next(ctx);
+      return isPromise(r) ? r.then(varyOnly) : varyOnly(r);
     }
-    return decorate(ctx, next, requestOrigin);
-  };
+    const requestMethod = ctx.req.headers["access-control-request-method"];
+    if (ctx.method === "OPTIONS" && requestMethod !== undefined) return preflight(ctx, requestOrigin, requestMethod);
+    const r = next(ctx);
+    return isPromise(r) ? r.then((reply) => decorate(reply, ctx, requestOrigin)) : decorate(r, ctx, requestOrigin);
+  });
 }

@@ -24,9 +24,9 @@
 // size `maxKeys` above the number of clients active within one refill period.
 import { createHash } from "node:crypto";
 import { getAuthPrincipal } from "../../shared/principal.js";
-import { ApiError, type Context, describeLayer, type Layer, type LayerDoc, type Next, type Reply } from "../../index.js";
+import { ApiError, type Context, describeLayer, type Layer, type LayerDoc, type Reply } from "../../index.js";
 import { clientAddressResolver, ipv6Network, type TrustProxyOptions } from "../client-ip/index.js";
-import { isPromise } from "../../plugin.js";
+import { type Chain, directLayer, isPromise } from "../../plugin.js";
 import { isTokenBucketStore, MemoryStore, type Store, type StoreSetOptions, type TokenBucketState } from "../../stores/index.js";
 
 export type { TokenBucketState };
@@ -71,9 +71,17 @@ function compileKey(options: RateLimitOptions): (ctx: Context) => string {
   const resolve = clientAddressResolver(options.trustProxy);
   const bits = options.ipv6PrefixBits ?? 64;
   if (!Number.isInteger(bits) || bits < 16 || bits > 128) throw new TypeError("rateLimit: ipv6PrefixBits must be an integer from 16 to 128");
+  // The key of the last address seen: a connection's requests come from one address, so most
+  // requests reuse it instead of building (and hashing) a fresh string.
+  let lastAddress: string | undefined;
+  let lastKey = "";
   const ip = (ctx: Context): string => {
     const a = resolve(ctx);
-    return "ip:" + (a.indexOf(":") === -1 ? a : ipv6Network(a, bits));
+    if (a !== lastAddress) {
+      lastKey = "ip:" + (a.indexOf(":") === -1 ? a : ipv6Network(a, bits));
+      lastAddress = a;
+    }
+    return lastKey;
   };
   const key = options.key ?? "ip";
   if (key === "ip") return ip;
@@ -194,24 +202,27 @@ export function rateLimit(options: RateLimitOptions): Layer {
     throw ApiError.tooManyRequests(`Rate limit exceeded: try again in ${wait} second${wait === 1 ? "" : "s"}`, { headers });
   };
 
-  const decorate = (reply: Reply, b: TokenBucketState): Reply => {
+  const decorate = (reply: Reply, tokens: number): Reply => {
     const h = reply.headers;
     h["ratelimit-limit"] = limitText;
-    h["ratelimit-remaining"] = String(Math.floor(b.tokens));
-    h["ratelimit-reset"] = String(Math.ceil((capacity - b.tokens) / rate));
+    h["ratelimit-remaining"] = String(Math.floor(tokens));
+    h["ratelimit-reset"] = String(Math.ceil((capacity - tokens) / rate));
     h["ratelimit-policy"] = policyText;
     return reply;
   };
 
-  const proceed = (ctx: Context, next: Next, b: TokenBucketState | undefined): Promise<Reply> => {
+  const proceed = (ctx: Context, next: Chain, b: TokenBucketState | undefined): Reply | Promise<Reply> => {
     if (b === undefined || !b.ok) return refuse(b ?? { tokens: 0, at: now(), ok: false });
     if (!sendHeaders) return next(ctx);
-    // Copy what the headers need now: a shared store may hand the same object to the next request.
-    const snapshot: TokenBucketState = { tokens: b.tokens, at: b.at, ok: true };
-    return next(ctx).then((reply) => decorate(reply, snapshot));
+    // Read what the headers need now: a shared store may hand the same object to the next request.
+    const tokens = b.tokens;
+    const r = next(ctx);
+    return isPromise(r) ? r.then((reply) => decorate(reply, tokens)) : decorate(r, tokens);
   };
 
-  return describeLayer(function rateLimitLayer(ctx: Context, next: Next): Promise<Reply> {
+  // A direct layer: with a store that answers at once and a route that answers synchronously,
+  // no promise is made for the limit.
+  return describeLayer(directLayer(function rateLimitLayer(ctx: Context, next: Chain): Reply | Promise<Reply> {
     if (exempt(ctx)) return next(ctx);
     let key = keyOf(ctx);
     if (key.length > MAX_KEY_LENGTH) key = "h#" + digest(key);
@@ -220,5 +231,5 @@ export function rateLimit(options: RateLimitOptions): Layer {
     const b = takeToken === undefined ? store.update(key, take, setOptions) : takeToken(key, capacity, rate, bucketTtlMs);
     if (isPromise(b)) return b.then((x) => proceed(ctx, next, x));
     return proceed(ctx, next, b);
-  }, rateLimitDoc(sendHeaders));
+  }), rateLimitDoc(sendHeaders));
 }

@@ -13,8 +13,8 @@
 //       proxy, where the app itself sees plain HTTP).
 // Everything is validated and laid out in two parallel arrays at construction; a request costs
 // one loop of property checks.
-import { isHttpToken, isSafeHeaderValue } from "../../plugin.js";
-import type { Context, Layer, Next, Reply } from "../../index.js";
+import { type Chain, directLayer, isHttpToken, isPromise, isSafeHeaderValue } from "../../plugin.js";
+import type { Context, Layer, Reply } from "../../index.js";
 
 export interface HstsOptions {
   /** max-age in seconds (default 15552000, 180 days). */
@@ -120,11 +120,17 @@ export function securityHeaders(options: SecurityHeadersOptions = {}): Layer {
   };
 
   // Whether HSTS applies is known per request only when it depends on TLS; the callbacks are
-  // shared functions, so no closure is made per request.
-  if (hsts === null) return (ctx, next) => next(ctx).then(applyFixed);
-  if (hstsAlways) return (ctx, next) => next(ctx).then(withHsts);
-  return function securityHeadersLayer(ctx: Context, next: Next): Promise<Reply> {
+  // shared functions, so no closure is made per request. Direct layers: behind a route that
+  // answers synchronously, no promise is made for the headers.
+  const after = (r: Reply | Promise<Reply>, apply: (reply: Reply) => Reply): Reply | Promise<Reply> => (isPromise(r) ? r.then(apply) : apply(r));
+  if (hsts === null) return directLayer(function securityHeadersLayer(ctx: Context, next: Chain) {
+    return after(next(ctx), applyFixed);
+  });
+  if (hstsAlways) return directLayer(function securityHeadersLayer(ctx: Context, next: Chain) {
+    return after(next(ctx), withHsts);
+  });
+  return directLayer(function securityHeadersLayer(ctx: Context, next: Chain): Reply | Promise<Reply> {
     // RFC 6797 §7.2: an HSTS header received over plain HTTP is ignored, so it is not sent there.
-    return next(ctx).then(ctx.secure ? withHsts : applyFixed);
-  };
+    return after(next(ctx), ctx.secure ? withHsts : applyFixed);
+  });
 }
