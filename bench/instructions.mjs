@@ -1,10 +1,14 @@
 // Whole-server instructions per request, exactly (issue 16; ../shared/BENCHMARKING.md):
 //   node bench/instructions.mjs [--impls keel,raw,fastify,floor] [--only hello,param,post,stack]
 //                               [--requests 5000] [--windows 5] [--warmup 10000] [--out FILE]
-//                               [--semi-space MB] [--node PATH|VERSION] [--server-args "..."]
+//                               [--semi-space MB] [--node PATH|VERSION] [--server-args "..."] [--keep DIR]
 // The `real` scenario (issue 34): `--impls keel,fastify,hono --only real-get,real-post`.
 // --server-args adds arguments to every server (e.g. `--real-without jwt` for keel's per-layer
 // table in bench/README.md).
+// --keep DIR copies each cell's lowest window's dump to DIR/<scenario>-<impl>.cg, and the server's
+// perf map (node --perf-basic-prof: the address ranges of JIT-compiled JS functions, which the dump
+// shows as bare addresses) to DIR/<scenario>-<impl>.map; bench/callgrind/functions.mjs reads both.
+// --build DIR bundles the servers there instead of .peers/build (two runs at once, two builds).
 // Each server (bundled as for the throughput run) runs under valgrind's callgrind with
 // `--single-threaded --hash-seed=1 --random-seed=1 --no-flush-bytecode`; the load comes from this
 // process (outside the measured one). After a warm-up, each window zeroes the counters
@@ -18,7 +22,7 @@
 // instructions between two builds; 55,970 vs 56,038 with 16 MB pinned: all of it in the
 // scavenger's root walk). Pin it to compare builds; leave it to measure what users get.
 import { spawn, execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -33,7 +37,7 @@ const PEERS_DIR = join(BENCH_DIR, ".peers");
 const BUILD_DIR = join(PEERS_DIR, "build");
 
 function parseArgs(argv) {
-  const o = { impls: ["keel", "raw", "fastify"], only: ["hello", "param", "post", "stack"], requests: 5000, windows: 5, warmup: 10000, out: "", semiSpace: 0, serverArgs: [] };
+  const o = { impls: ["keel", "raw", "fastify"], only: ["hello", "param", "post", "stack"], requests: 5000, windows: 5, warmup: 10000, out: "", semiSpace: 0, serverArgs: [], keep: "", build: "" };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i].replace(/^--/, "");
     const v = argv[++i];
@@ -42,14 +46,17 @@ function parseArgs(argv) {
     else if (a === "semi-space") o.semiSpace = Number(v);
     else if (a === "out") o.out = v;
     else if (a === "server-args") o.serverArgs = v.split(" ").filter(Boolean);
+    else if (a === "keep") o.keep = v;
+    else if (a === "build") o.build = v;
     else throw new Error(`unknown option --${a}`);
   }
   return o;
 }
 
 /** The server under callgrind; resolves with its pid and port once it printed BENCH_READY. */
-function startUnderCallgrind(file, args, outDir, semiSpace = 0) {
+function startUnderCallgrind(file, args, outDir, semiSpace = 0, perfMap = false) {
   const young = semiSpace > 0 ? [`--min-semi-space-size=${semiSpace}`, `--max-semi-space-size=${semiSpace}`] : [];
+  if (perfMap) young.push("--perf-basic-prof");
   const child = spawn(
     "valgrind",
     ["--tool=callgrind", `--callgrind-out-file=${join(outDir, "cg.%p")}`, "--dump-instr=no", process.execPath, "--single-threaded", "--hash-seed=1", "--random-seed=1", "--no-flush-bytecode", ...young, file, ...args],
@@ -85,14 +92,20 @@ async function send(url, scenario, n, connections = 8) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   let next = 0;
   let bad = 0;
-  const one = () =>
+  // A connection the server closed (idle past its keep-alive timeout, or a request it did not
+  // read within its headers timeout: under valgrind on a loaded machine a server can stall that
+  // long) resets the request on it: sent again, up to 3 times (a window may then count one
+  // request more than N, 0.02% of 5,000).
+  const one = (tries = 3) =>
     new Promise((resolve, reject) => {
+      const retry = (err) => (tries > 1 && (err.code === "ECONNRESET" || err.code === "EPIPE" || err.message === "socket hang up") ? one(tries - 1).then(resolve, reject) : reject(err));
       const req = http.request(url + scenario.path, { method: scenario.method, agent, headers: { ...scenario.headers, ...(scenario.body ? { "content-length": Buffer.byteLength(scenario.body) } : {}) } }, (res) => {
         if (res.statusCode !== scenario.expectStatus) bad++;
+        res.on("error", retry);
         res.resume();
         res.on("end", resolve);
       });
-      req.on("error", reject);
+      req.on("error", retry);
       req.end(scenario.body);
     });
   const worker = async () => {
@@ -106,15 +119,15 @@ async function send(url, scenario, n, connections = 8) {
   if (bad > 0) throw new Error(`${scenario.id}: ${bad} of ${n} answers had another status than ${scenario.expectStatus}`);
 }
 
-/** The "summary:" total of the newest dump of `pid`. */
-function lastDumpTotal(outDir, pid) {
+/** The newest dump of `pid` and its "summary:" total. */
+function lastDump(outDir, pid) {
   // Dumps on request are cg.<pid>.<n>; cg.<pid> is only written at exit.
   const parts = readdirSync(outDir).filter((f) => f.startsWith(`cg.${pid}.`));
   const newest = parts.sort((a, b) => Number(a.split(".").pop()) - Number(b.split(".").pop())).pop();
   if (newest === undefined) throw new Error(`no callgrind dump for ${pid}`);
   const m = /^summary: (\d+)$/m.exec(readFileSync(join(outDir, newest), "utf8"));
   if (m === null) throw new Error(`no summary in ${newest}`);
-  return Number(m[1]);
+  return { file: join(outDir, newest), total: Number(m[1]) };
 }
 
 /**
@@ -130,7 +143,7 @@ function summarize(windows) {
 
 async function measure(impl, scenario, file, opts) {
   const outDir = mkdtempSync(join(tmpdir(), "keel-cg-"));
-  const server = await startUnderCallgrind(file, [...scenarioArgs(scenario), ...opts.serverArgs], outDir, opts.semiSpace);
+  const server = await startUnderCallgrind(file, [...scenarioArgs(scenario), ...opts.serverArgs], outDir, opts.semiSpace, opts.keep !== "");
   try {
     // One connection first: under valgrind on a loaded machine the first requests take seconds
     // each, and eight at once on a cold server can outlast its headersTimeout (the server then
@@ -138,12 +151,20 @@ async function measure(impl, scenario, file, opts) {
     await send(server.url, scenario, 200, 1);
     await send(server.url, scenario, opts.warmup);
     const perRequest = [];
+    let lowest = Infinity;
     for (let w = 0; w < opts.windows; w++) {
       execFileSync("callgrind_control", ["-z", String(server.pid)], { stdio: "ignore" });
       await send(server.url, scenario, opts.requests);
       execFileSync("callgrind_control", ["-d", String(server.pid)], { stdio: "ignore" });
-      perRequest.push(lastDumpTotal(outDir, server.pid) / opts.requests);
+      const dump = lastDump(outDir, server.pid);
+      perRequest.push(dump.total / opts.requests);
+      if (opts.keep !== "" && dump.total < lowest) {
+        lowest = dump.total;
+        mkdirSync(opts.keep, { recursive: true });
+        copyFileSync(dump.file, join(opts.keep, `${scenario.id}-${impl}.cg`));
+      }
     }
+    if (opts.keep !== "") copyFileSync(`/tmp/perf-${server.pid}.map`, join(opts.keep, `${scenario.id}-${impl}.map`));
     return { impl, scenario: scenario.id, ...summarize(perRequest), windows: perRequest };
   } finally {
     server.child.kill("SIGKILL");
@@ -157,8 +178,9 @@ if (impls.some((i) => i.peer)) {
   const peers = await ensurePeers(PEERS_DIR, (m) => console.error(m));
   if (!peers.ok) throw new Error(`peers missing: ${peers.note}`);
 }
-mkdirSync(BUILD_DIR, { recursive: true });
-const { builds, errors } = await buildBenchEntries({ benchDir: BENCH_DIR, outDir: BUILD_DIR, entries: impls.map((i) => i.entry) });
+const buildDir = opts.build === "" ? BUILD_DIR : opts.build;
+mkdirSync(buildDir, { recursive: true });
+const { builds, errors } = await buildBenchEntries({ benchDir: BENCH_DIR, outDir: buildDir, entries: impls.map((i) => i.entry) });
 if (Object.keys(errors).length > 0) throw new Error(`bundling failed: ${JSON.stringify(errors)}`);
 const scenarios = SCENARIOS.filter((s) => opts.only.includes(s.id));
 const results = [];
