@@ -18,6 +18,7 @@ import { profileKeel } from "./harness/profile.mjs";
 import { renderReport } from "./harness/report.mjs";
 import { IMPLEMENTATIONS, SCENARIOS } from "./harness/scenarios.mjs";
 import { median } from "./harness/stats.mjs";
+import { writeChartFile } from "./harness/chart.mjs";
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const ROOT_DIR = dirname(BENCH_DIR);
@@ -245,6 +246,7 @@ async function main() {
   mkdirSync(dirname(opts.out), { recursive: true });
   writeFileSync(opts.out, JSON.stringify(results, null, 2) + "\n");
   writeFileSync(opts.out.replace(/\.json$/, "") + ".md", report);
+  if (opts.http) writeChartFile(results, join(dirname(opts.out), "chart.svg"), log); // keel, raw, Fastify, Hono per scenario (docs/operations/performance.md)
   process.stdout.write("\n" + report);
   log(`results: ${relative(process.cwd(), opts.out)} (+ .md), ${(results.elapsedMs / 1000).toFixed(0)} s`);
   return results.regression?.failed ? 1 : 0;
