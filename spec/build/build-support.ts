@@ -25,8 +25,13 @@ export interface RunResult {
 
 /** `node <args>` in `cwd`; resolves with its exit status and output (killed after `timeoutMs`). */
 export function run(args: string[], cwd: string, timeoutMs = 60_000): Promise<RunResult> {
+  return runCommand(process.execPath, args, cwd, timeoutMs);
+}
+
+/** `command <args>` in `cwd`, as `run` does for node. */
+export function runCommand(command: string, args: string[], cwd: string, timeoutMs = 60_000): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd, env: childEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, { cwd, env: childEnv(), stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));

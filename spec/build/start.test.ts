@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createInterface } from "node:readline";
-import { childEnv, root, type RunResult } from "./build-support.js";
+import { childEnv, explain, root, runCommand, type RunResult } from "./build-support.js";
 
 const START = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts["start"] ?? "";
 /** The build half of the start command: what runs before `node dist/server.js`. */
@@ -19,23 +19,7 @@ const BUILD_HALF = START.split("&&")[0]?.trim() ?? "";
 let clone = "";
 const server = (): string => join(clone, "dist/server.js");
 
-function sh(command: string, timeoutMs = 180_000): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("sh", ["-c", command], { cwd: clone, env: childEnv(), stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.on("error", reject);
-    child.on("close", (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
-
-const explain = (r: RunResult): string => `exit ${r.status}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+const sh = (command: string, timeoutMs = 180_000): Promise<RunResult> => runCommand("sh", ["-c", command], clone, timeoutMs);
 
 /**
  * The whole start command, as npm runs it, on an ephemeral port: resolves with what it printed
