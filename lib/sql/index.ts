@@ -1,0 +1,4 @@
+// keel's SQL surface shared by keel/postgres and keel/sqlite: the `sql` tag and the executor types.
+export { sql, isSqlFragment, SqlFragment, SqlIdentifier, SqlList, type SqlTag, type SqlPart } from "./fragment.js";
+export { renderSql, quoteIdentifier, type SqlDialect, type RenderedSql } from "./render.js";
+export type { SqlDatabase, SqlExecutor, SqlTransaction, SqlRows, SqlRow, SqlQueryOptions } from "./database.js";
