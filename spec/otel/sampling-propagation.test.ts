@@ -133,6 +133,19 @@ describe("samplers", () => {
   });
 });
 
+describe("Sampler.readsTraceId", () => {
+  it("is false exactly when a new trace's decision cannot depend on its id", () => {
+    assert.equal(alwaysOnSampler.readsTraceId, false);
+    assert.equal(alwaysOffSampler.readsTraceId, false);
+    assert.equal(traceIdRatioSampler(0).readsTraceId, false);
+    assert.equal(traceIdRatioSampler(1).readsTraceId, false);
+    assert.equal(traceIdRatioSampler(0.25).readsTraceId, true);
+    assert.equal(parentBasedSampler({ root: alwaysOffSampler }).readsTraceId, false);
+    assert.equal(parentBasedSampler({ root: traceIdRatioSampler(0.01) }).readsTraceId, true);
+    assert.equal(parentBasedSampler({ root: { shouldSample: () => true, description: "custom" } }).readsTraceId, true, "absent counts as reading it");
+  });
+});
+
 describe("production({ spans: { sampler } })", () => {
   it("ratio 0: the traceparent sent back says 00 and nothing is exported or delivered", async () => {
     const t = await traced(traceIdRatioSampler(0));

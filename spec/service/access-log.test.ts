@@ -282,3 +282,28 @@ describe("accessLog({ onSpan, sampler }) used directly", () => {
     assert.deepEqual(spans, [], "an unsampled trace reaches no sink");
   });
 });
+
+describe("accessLog({ sampler }): when a new trace's id is drawn", () => {
+  const HEX32 = /^[0-9a-f]{32}$/;
+  async function seen(readsTraceId: boolean | undefined, traceparent?: string): Promise<{ given: string[]; traceId: string }> {
+    const given: string[] = [];
+    const sampler = { shouldSample: (id: string) => (given.push(id), true), ...(readsTraceId === undefined ? {} : { readsTraceId }) };
+    const app = new App({ logger: captureLogger(100) })
+      .layer(accessLog({ logger: captureLogger(100), log: false, onSpan: () => undefined, sampler, responseTraceparent: true }))
+      .routes(route.get("/x", [], () => "ok"));
+    const r = await app.inject({ url: "/x", ...(traceparent === undefined ? {} : { headers: { traceparent } }) });
+    return { given, traceId: String(r.headers["traceparent"]).split("-")[1]! };
+  }
+
+  it("before the decision when the sampler reads it (the default), after it otherwise, the span's id the same kind", async () => {
+    const reads = await seen(undefined);
+    assert.match(reads.given[0]!, HEX32);
+    assert.equal(reads.traceId, reads.given[0], "the id decided on is the trace's id");
+    const blind = await seen(false);
+    assert.deepEqual(blind.given, [""], "a sampler that does not read the id is not given one");
+    assert.match(blind.traceId, HEX32, "the span still has a W3C id, drawn when read");
+    const child = await seen(false, "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+    assert.deepEqual(child.given, ["0af7651916cd43dd8448eb211c80319c"], "a child's trace id is the parent's, always passed");
+  });
+});
+

@@ -81,6 +81,8 @@ function roundMs(ms: number): number {
 export interface TraceSampler {
   /** `parent` is the incoming traceparent's sampled flag, null for a new trace. */
   shouldSample(traceId: string, parent: { readonly sampled: boolean } | null): boolean;
+  /** False when a new trace's decision does not read its id ("" is passed then); absent means true. */
+  readonly readsTraceId?: boolean;
 }
 
 /** `error.type` of a 5xx: the class of the exception behind it, else the error's type, else the status. */
@@ -103,6 +105,8 @@ export function accessLog(options: AccessLogOptions): Layer {
   const storeSpan = trace && (options.childSpans ?? true);
   const answerTraceparent = trace && (options.responseTraceparent ?? false);
   const sampler = options.sampler;
+  // A new trace's id is drawn before the sampler decides only when the decision reads it.
+  const drawIdFirst = sampler !== undefined && sampler.readsTraceId !== false;
   const given: readonly SpanSink[] = options.onSpan === undefined ? [] : typeof options.onSpan === "function" ? [options.onSpan] : options.onSpan;
   // With a sampler, unsampled spans (the server span and its children) reach no sink.
   const sinks: readonly SpanSink[] = sampler === undefined ? given : given.map((sink): SpanSink => (span) => {
@@ -224,9 +228,11 @@ export function accessLog(options: AccessLogOptions): Layer {
       const tp = parseTraceParent(ctx.req.headers[TRACEPARENT_HEADER]);
       // Ids are drawn when first read (RequestSpan), except a new trace's id a sampler decides on.
       rs = tp === null
-        ? new RequestSpan(sampler === undefined ? "" : newTraceId(), "", "", "01", recorder)
+        ? new RequestSpan(drawIdFirst ? newTraceId() : "", "", "", "01", recorder)
         : new RequestSpan(tp.traceId, "", tp.parentId, tp.flags, recorder);
-      if (sampler !== undefined) rs.setSampled(sampler.shouldSample(rs.traceId, tp === null ? null : { sampled: rs.sampled }));
+      if (sampler !== undefined) {
+        rs.setSampled(tp === null ? sampler.shouldSample(drawIdFirst ? rs.traceId : "", null) : sampler.shouldSample(rs.traceId, { sampled: rs.sampled }));
+      }
       if (storeSpan) setRequestSpan(ctx, rs);
       if (anySinks && (sampler === undefined || rs.sampled)) timed = true;
     }
