@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { ApiError, App, route, silentLogger } from "../../lib/index.js";
-import { mapDatabaseError } from "../../lib/db-errors/index.js";
+import { isRetryableDatabaseError, mapDatabaseError } from "../../lib/db-errors/index.js";
 import { captureLogger } from "../support/capture-logger.js";
 
 function driverError(message: string, fields: Record<string, unknown>, name = "Error"): Error {
@@ -19,6 +19,9 @@ const cases: Array<[string, Error, number, string]> = [
   ["pg serialization", driverError("could not serialize access", { code: "40001", severity: "ERROR" }), 503, "service_unavailable"],
   ["pg deadlock", driverError("deadlock detected", { code: "40P01", severity: "ERROR" }), 503, "service_unavailable"],
   ["pg statement timeout", driverError("canceling statement due to statement timeout", { code: "57014", severity: "ERROR" }), 503, "service_unavailable"],
+  ["pg lost connection", driverError("Connection terminated unexpectedly", {}), 503, "service_unavailable"],
+  ["postgres.js closed", driverError("write CONNECTION_CLOSED 127.0.0.1:5432", { code: "CONNECTION_CLOSED", errno: "CONNECTION_CLOSED", address: "127.0.0.1", port: 5432 }), 503, "service_unavailable"],
+  ["mysql not null", driverError("Column 'email' cannot be null", { code: "ER_BAD_NULL_ERROR", errno: 1048, sqlState: "23000" }), 422, "validation_error"],
   ["keel pool timeout", driverError("no connection within 5000 ms", { code: "KEEL_POOL_TIMEOUT" }), 503, "service_unavailable"],
   ["mysql deadlock", driverError("Deadlock found", { code: "ER_LOCK_DEADLOCK", errno: 1213, sqlState: "40001" }), 503, "service_unavailable"],
   ["sqlite busy", driverError("database is locked", { code: "ERR_SQLITE_ERROR", errcode: 5 }), 503, "service_unavailable"],
@@ -55,6 +58,28 @@ describe("database errors map to the uniform body", () => {
       assert.equal(rec.fields["detail"], err.message);
     });
   }
+
+  it("a not-null violation names the column as the field; a check names none", async () => {
+    const fieldsOf = (err: Error) => mapDatabaseError(err)?.fields?.map((f) => [f.field, f.code]);
+    assert.deepEqual(fieldsOf(driverError("null value", { code: "23502", severity: "ERROR", column: "email" })), [["email", "required"]]);
+    assert.deepEqual(fieldsOf(driverError("null value", { code: "23502", severity: "ERROR", column_name: "email" })), [["email", "required"]]);
+    assert.deepEqual(fieldsOf(driverError("Column 'email' cannot be null", { code: "ER_BAD_NULL_ERROR", errno: 1048, sqlState: "23000" })), [["email", "required"]]);
+    assert.deepEqual(fieldsOf(driverError("NOT NULL constraint failed: users.email", { code: "SQLITE_CONSTRAINT_NOTNULL" })), [["email", "required"]]);
+    assert.deepEqual(fieldsOf(driverError("violates check constraint", { code: "23514", severity: "ERROR", constraint: "qty_positive" })), []);
+  });
+
+  it("Retry-After and retryable: yes where nothing was applied, Retry-After only for a lost connection, neither for a timeout", () => {
+    const deadlock = driverError("deadlock detected", { code: "40P01", severity: "ERROR" });
+    const lost = driverError("Connection terminated unexpectedly", {});
+    const timeout = driverError("canceling statement due to statement timeout", { code: "57014", severity: "ERROR" });
+    assert.equal(mapDatabaseError(deadlock)?.headers?.["retry-after"], "1");
+    assert.equal(isRetryableDatabaseError(deadlock), true);
+    assert.equal(mapDatabaseError(lost)?.headers?.["retry-after"], "1");
+    assert.equal(isRetryableDatabaseError(lost), false);
+    assert.equal(mapDatabaseError(timeout)?.headers, undefined);
+    assert.equal(isRetryableDatabaseError(timeout), false);
+    assert.equal(isRetryableDatabaseError(new Error("x")), false);
+  });
 
   it("plain errors with unrelated codes are not mistaken for database errors", async () => {
     const e = driverError("file missing", { code: "ENOENT", syscall: "open", path: "/x" });
