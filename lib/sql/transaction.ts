@@ -25,7 +25,9 @@ const ROLLBACK = Symbol("keel.sql.rollback");
 
 function clientGone(ctx: Context): boolean {
   const res = ctx.res;
-  return res !== null && !res.writableFinished && (res.closed || res.destroyed);
+  if (res === null || res.writableFinished) return false;
+  // An HTTP/2 compatibility response has no `closed`/`destroyed`: its stream tells.
+  return res.closed === true || res.destroyed === true || (res as { stream?: { closed?: boolean } }).stream?.closed === true;
 }
 
 /** Whether the response went out in full (`app.inject` has no socket: collected means sent). */
