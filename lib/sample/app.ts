@@ -97,7 +97,7 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
   const prod = options.production;
   const logger = prod?.logger ?? options.logger ?? createJsonLogger({ level: "info", write: (line) => process.stdout.write(line) });
   const app = new App({ ...defined({ env: options.env }), logger });
-  // Database driver errors thrown by handlers become the uniform 409/400/404/503 (SPEC Errors rule 5).
+  // Database driver errors thrown by handlers become the uniform 409/422/404/503 (SPEC Errors rule 5).
   app.mapErrors(mapDatabaseError);
   const users = options.users ?? new UserStore();
   const shared = options.redis === undefined ? {} : redisSharedState(options.redis, defined({ jobLeaseMs: options.jobLeaseMs }));
