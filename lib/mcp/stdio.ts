@@ -35,8 +35,8 @@ export function serveMcpStdio(server: McpServer, options: McpStdioOptions = {}):
   const maxLine = options.maxLineBytes ?? DEFAULT_STDIO_MAX_LINE_BYTES;
   const maxInFlight = options.maxInFlight ?? DEFAULT_STDIO_MAX_IN_FLIGHT;
   const origin = { headers: { ...options.headers }, format: server.format };
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
+  /** Received bytes not yet split into lines: at most one chunk more than `maxLineBytes`, as input pauses while calls are at the limit. */
+  let backlog: Buffer = Buffer.alloc(0);
   /** Dropping the rest of an over-long line, up to its newline. */
   let discarding = false;
   let inFlight = 0;
@@ -45,7 +45,7 @@ export function serveMcpStdio(server: McpServer, options: McpStdioOptions = {}):
   return new Promise<void>((resolve) => {
     const send = (message: JsonRpcAnswer): void => void output.write(JSON.stringify(message) + "\n");
     const settle = (): void => {
-      if (ended && inFlight === 0) resolve();
+      if (ended && inFlight === 0 && backlog.indexOf(10) === -1 && backlog.length === 0) resolve();
     };
     const run = (line: string): void => {
       if (line.trim() === "") return;
@@ -54,7 +54,6 @@ export function serveMcpStdio(server: McpServer, options: McpStdioOptions = {}):
       if (incoming.kind === "response") return;
       const call = incoming.call;
       inFlight++;
-      if (inFlight >= maxInFlight) input.pause();
       server
         .handle(call, origin)
         .catch((err: unknown) => {
@@ -64,41 +63,48 @@ export function serveMcpStdio(server: McpServer, options: McpStdioOptions = {}):
         .then((result) => {
           if (result !== undefined) send(result);
           inFlight--;
-          if (inFlight < maxInFlight && !ended) input.resume();
-          settle();
+          drain();
         });
     };
-    input.on("data", (chunk: Buffer | string) => {
-      let data = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-      for (let nl = data.indexOf(10); nl !== -1; nl = data.indexOf(10)) {
-        const head = data.subarray(0, nl);
-        data = data.subarray(nl + 1);
-        if (discarding) {
-          discarding = false;
-          continue;
-        }
-        const line = pendingBytes === 0 ? head : Buffer.concat([...pending, head]);
-        pending = [];
-        pendingBytes = 0;
-        if (line.length > maxLine) send(rpcError(null, PARSE_ERROR, `Parse error: a message is longer than ${maxLine} bytes`));
+    const tooLong = (): void => send(rpcError(null, PARSE_ERROR, `Parse error: a message is longer than ${maxLine} bytes`));
+    // Runs the complete lines of the backlog while calls are under the limit; the rest waits (input paused).
+    const drain = (): void => {
+      while (inFlight < maxInFlight) {
+        const nl = backlog.indexOf(10);
+        if (nl === -1) break;
+        const line = backlog.subarray(0, nl);
+        backlog = backlog.subarray(nl + 1);
+        if (discarding) discarding = false;
+        else if (line.length > maxLine) tooLong();
         else run(line.toString("utf8"));
       }
-      if (discarding || data.length === 0) return;
-      if (pendingBytes + data.length > maxLine) {
-        // Over the limit before its end: answered now, the rest of the line dropped as it comes.
-        pending = [];
-        pendingBytes = 0;
-        discarding = true;
-        send(rpcError(null, PARSE_ERROR, `Parse error: a message is longer than ${maxLine} bytes`));
-        return;
+      if (backlog.indexOf(10) === -1) {
+        if (discarding) backlog = Buffer.alloc(0);
+        else if (backlog.length > maxLine) {
+          // Over the limit before its end: answered now, the rest of the line dropped as it comes.
+          tooLong();
+          discarding = true;
+          backlog = Buffer.alloc(0);
+        }
       }
-      pending.push(Buffer.from(data));
-      pendingBytes += data.length;
+      if (inFlight >= maxInFlight) input.pause();
+      else if (!ended) input.resume();
+      if (ended && inFlight === 0 && backlog.length > 0 && backlog.indexOf(10) === -1) {
+        // The last line without its newline.
+        const last = backlog;
+        backlog = Buffer.alloc(0);
+        if (!discarding) run(last.toString("utf8"));
+      }
+      settle();
+    };
+    input.on("data", (chunk: Buffer | string) => {
+      const data = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+      backlog = backlog.length === 0 ? data : Buffer.concat([backlog, data]);
+      drain();
     });
     input.on("end", () => {
-      if (!discarding && pendingBytes > 0) run(Buffer.concat(pending).toString("utf8"));
       ended = true;
-      settle();
+      drain();
     });
     input.on("error", () => {
       ended = true;
