@@ -2,7 +2,7 @@
 // and from the old end when a new one is opened), the least recently used is evicted when full.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { SessionTable } from "../../lib/mcp/sessions.js";
+import { SessionTable } from "../../../lib/mcp/sessions.js";
 
 describe("MCP sessions", () => {
   it("a session idle longer than idleMs is gone; a used one lives on", () => {
