@@ -321,6 +321,7 @@ export const NOT_LIMITS = {
   "lib/openapi/docs-routes.ts:DEFAULT_DOCS_PATH": "a path",
   "lib/replay/admin-routes.ts:DEFAULT_ADMIN_PATH": "a path",
   "lib/mcp/http.ts:DEFAULT_MCP_PATH": "a path",
+  "lib/mcp/server.ts:DEFAULT_FORWARDED_HEADERS": "header names",
   "lib/insight/admin-routes.ts:DEFAULT_ADMIN_PATH": "a path",
   "lib/service/probes/probe-routes.ts:DEFAULT_PROBE_PATHS": "paths",
   "lib/replay/redaction.ts:DEFAULT_SECRET_HEADERS": "header names",
