@@ -4,6 +4,7 @@
 // which is how MCP reports a tool that ran and failed (a JSON-RPC error is for calls that could
 // not run: unknown tool, arguments that do not fit the route's path and query).
 import type { App, InjectResponse } from "../index.js";
+import { isJsonMediaType } from "../plugin.js";
 import { encodeToon } from "../toon/index.js";
 import type { McpTool } from "./tools.js";
 
@@ -64,8 +65,8 @@ function text(value: unknown, format: McpTextFormat): string {
 }
 
 function parsedBody(res: InjectResponse): { json: true; value: unknown } | { json: false; text: string } {
-  const type = String(res.headers["content-type"] ?? "").toLowerCase();
-  if (res.rawBody.length > 0 && (type.startsWith("application/json") || /^application\/[^;]*\+json/.test(type))) {
+  const type = res.headers["content-type"];
+  if (res.rawBody.length > 0 && isJsonMediaType(typeof type === "string" ? type : undefined)) {
     try {
       return { json: true, value: JSON.parse(res.body) };
     } catch {

@@ -3,6 +3,7 @@
 // accept). Path and query parameters become top-level arguments; a JSON body is the `body`
 // argument; the declared 2xx JSON response, when it is an object, is the tool's outputSchema.
 import type { App, JsonSchema } from "../index.js";
+import { isJsonMediaType } from "../plugin.js";
 import { openApiDocument, type OpenApiDocument, type OpenApiOperation } from "../openapi/index.js";
 import { DefsCollector } from "./tool-schema.js";
 
@@ -41,10 +42,6 @@ const METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "tr
 /** MCP tool names: letters, digits, `_`, `-`, `.`; 1 to 128 characters. */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
-function isJsonMedia(type: string): boolean {
-  return type === "application/json" || type.endsWith("+json");
-}
-
 function isObjectSchema(schema: unknown): schema is Record<string, unknown> {
   return typeof schema === "object" && schema !== null && (schema as Record<string, unknown>)["type"] === "object";
 }
@@ -78,7 +75,7 @@ function buildTool(document: OpenApiDocument, method: string, path: string, op: 
   let bodyType: string | null = null;
   if (op.requestBody !== undefined) {
     const types = Object.keys(op.requestBody.content);
-    const json = types.find(isJsonMedia);
+    const json = types.find((type) => isJsonMediaType(type));
     if (json === undefined) return `${where}: its body is ${types.join(" or ")}, and tools send JSON bodies only`;
     if (Object.hasOwn(properties, "body")) return `${where}: a parameter is named "body", the name of the body argument`;
     bodyType = json;
