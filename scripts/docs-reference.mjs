@@ -285,6 +285,17 @@ export const LIMITS = [
     ],
   },
   {
+    area: "MCP (`keel/mcp`)",
+    page: "../features/mcp.md",
+    rows: [
+      ["lib/mcp/http.ts", "DEFAULT_MCP_BODY_LIMIT", null, "bytes", "An MCP request body over Streamable HTTP (`maxBodyBytes`)"],
+      ["lib/mcp/sessions.ts", "DEFAULT_MAX_SESSIONS", null, "count", "MCP sessions kept at once; then the least recently used is evicted (`maxSessions`)"],
+      ["lib/mcp/sessions.ts", "DEFAULT_SESSION_IDLE_MS", null, "ms", "An MCP session unused this long is gone (`sessionIdleMs`)"],
+      ["lib/mcp/stdio.ts", "DEFAULT_STDIO_MAX_LINE_BYTES", null, "bytes", "One message line over stdio (`maxLineBytes`)"],
+      ["lib/mcp/stdio.ts", "DEFAULT_STDIO_MAX_IN_FLIGHT", null, "count", "Calls running at once over stdio; the input waits (`maxInFlight`)"],
+    ],
+  },
+  {
     area: "Formats (`keel/toon`, `keel/web` templates)",
     page: "api/toon.md",
     rows: [
@@ -309,6 +320,8 @@ export const NOT_LIMITS = {
   "lib/openapi/document.ts:DEFAULT_API_VERSION": "a document field",
   "lib/openapi/docs-routes.ts:DEFAULT_DOCS_PATH": "a path",
   "lib/replay/admin-routes.ts:DEFAULT_ADMIN_PATH": "a path",
+  "lib/mcp/http.ts:DEFAULT_MCP_PATH": "a path",
+  "lib/mcp/server.ts:DEFAULT_FORWARDED_HEADERS": "header names",
   "lib/insight/admin-routes.ts:DEFAULT_ADMIN_PATH": "a path",
   "lib/service/probes/probe-routes.ts:DEFAULT_PROBE_PATHS": "paths",
   "lib/replay/redaction.ts:DEFAULT_SECRET_HEADERS": "header names",

@@ -7,6 +7,7 @@ import { mapDatabaseError } from "../db-errors/index.js";
 import type { JobQueue } from "../jobs/index.js";
 import { compression, cors, rateLimit, responseCache, securityHeaders, timeout } from "../middleware/index.js";
 import { docs } from "../openapi/index.js";
+import { mcpServer } from "../mcp/index.js";
 import type { Production } from "../service/index.js";
 import { negotiation } from "../toon/index.js";
 import type { RedisClient } from "../redis/index.js";
@@ -166,6 +167,10 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
   app.routes(homePage(users));
   app.routes(eventRoutes(jobs, defined({ maxSubscribers: options.eventsMaxSubscribers, maxPerClient: options.eventsMaxPerClient })));
   app.routes(realtimeRoutes(secret, sampleChatRooms(metricsRegistry)));
+  // The user routes as MCP tools for AI agents at /mcp (Streamable HTTP), behind the same layers;
+  // every MCP request spends a budget per client like the writes (20 at once, then 2 a second).
+  const mcpLimit = rateLimit({ capacity: 20, refillPerSecond: 2, name: "mcp", ...defined({ store: shared.rateLimit }) });
+  mcpServer(app, { name: "keel-sample", version: "0.1.0", tools: { tags: ["users"] }, layers: [mcpLimit] });
   if (options.grpc !== undefined) registerSampleGrpc(app, users, options.grpc, logger);
   app.register(websockets({ heartbeat: { intervalMs: 30_000, timeoutMs: 10_000 }, ...(options.corsOrigins === undefined ? {} : { origins: [...options.corsOrigins] }) }));
   app.register(staticFiles());

@@ -3,7 +3,8 @@
 // processes; SIGTERM/SIGINT drain and exit 0. This file is the executable entry: nothing imports it.
 import { runAuditCommand } from "../audit/index.js";
 import { FileReplayStore, runReplayCommand } from "../replay/index.js";
-import type { Logger } from "../index.js";
+import { createJsonLogger, type Logger } from "../index.js";
+import { mcpServer, serveMcpStdio } from "../mcp/index.js";
 import { otlpExportMetrics } from "../metrics/index.js";
 import { OTEL_ENV_VARIABLES, otlpExporterFromEnv } from "../otel/index.js";
 import { runService } from "../service/index.js";
@@ -28,6 +29,13 @@ const otelLogger: Logger = {
 };
 const otel = otelConfigured ? otlpExporterFromEnv(process.env, { serviceName: "keel-sample", resource: { "service.version": "0.1.0" }, logger: otelLogger }) : null;
 
+/** `mcp`: the sample's user routes as MCP tools over stdio; stdout carries the protocol, so the app logs to stderr. */
+async function serveSampleMcp(): Promise<number> {
+  const app = createSampleApp({ logger: createJsonLogger({ level: "warn", write: (line) => process.stderr.write(line) }) });
+  await serveMcpStdio(mcpServer(app, { name: "keel-sample", version: "0.1.0", tools: { tags: ["users"] }, path: false }));
+  return 0;
+}
+
 await runService({
   service: "keel-sample",
   version: "0.1.0",
@@ -47,6 +55,7 @@ await runService({
         return runReplayCommand(argv, io, { store: new FileReplayStore({ path: file }) });
       },
     },
+    mcp: { summary: "serve the user routes as MCP tools over stdio (JSON-RPC lines on stdin/stdout, logs on stderr)", run: () => serveSampleMcp() },
     audit: { summary: "verify [--anchor SEQ:HASH] <dir>: check the audit log's hash chain (exit 0 intact, 1 tampered)", run: (argv, io) => runAuditCommand(argv, io) },
   },
   createApp: (config, prod, shutdown) => {
