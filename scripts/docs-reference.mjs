@@ -296,6 +296,13 @@ export const LIMITS = [
     ],
   },
   {
+    area: "Databases (`keel/db-errors`, the SQL clients)",
+    page: "../features/db-errors.md",
+    rows: [
+      ["lib/sql/check.ts", "DEFAULT_DATABASE_CHECK_TIMEOUT_MS", null, "ms", "A `databaseCheck` that has not answered by then fails (`timeoutMs`)"],
+    ],
+  },
+  {
     area: "Formats (`keel/toon`, `keel/web` templates)",
     page: "api/toon.md",
     rows: [
