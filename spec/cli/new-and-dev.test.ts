@@ -1,0 +1,90 @@
+// keel new and keel dev as processes: a starter made in an empty folder outside the repo (no
+// node_modules in reach) passes its own tests with plain node; a folder holding anything is
+// refused untouched; keel dev serves the starter and, after its source changes, the new code.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { buildTool, cleanEnv, explain, runNode } from "./cli-support.js";
+
+let tool: Awaited<ReturnType<typeof buildTool>>;
+let scratch: string;
+before(async () => {
+  tool = await buildTool();
+  scratch = mkdtempSync(join(tmpdir(), "keel-new-"));
+});
+after(() => {
+  tool?.cleanup();
+  if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
+});
+
+describe("keel new", () => {
+  it("writes a starter whose own tests pass with node --test (npm test's command)", async () => {
+    const made = await runNode([tool.cli, "new", "my-app"], scratch);
+    assert.equal(made.status, 0, explain(made));
+    const dir = join(scratch, "my-app");
+    assert.deepEqual(readdirSync(dir).sort(), ["README.md", "app.js", "package.json", "server.js", "test", "vendor"]);
+    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name: string; type: string; scripts: Record<string, string>; dependencies?: unknown };
+    assert.deepEqual([pkg.name, pkg.type, pkg.scripts], ["my-app", "module", { start: "node server.js", test: "node --test" }]);
+    assert.equal(pkg.dependencies, undefined, "no dependencies");
+    assert.equal(readFileSync(join(dir, "vendor/keel.js"), "utf8"), readFileSync(join(tool.dir, "keel.js"), "utf8"), "the built bundle, vendored");
+    const tested = await runNode(["--test"], dir);
+    assert.equal(tested.status, 0, explain(tested));
+    assert.match(tested.stdout, /# pass 3/);
+    assert.match(tested.stdout, /# fail 0/);
+  });
+
+  it("refuses a folder that is not empty, and leaves it as it was", async () => {
+    const dir = join(scratch, "taken");
+    const first = await runNode([tool.cli, "new", dir], scratch);
+    assert.equal(first.status, 0, explain(first));
+    writeFileSync(join(dir, "app.js"), "// mine\n");
+    const again = await runNode([tool.cli, "new", dir], scratch);
+    assert.equal(again.status, 1, explain(again));
+    assert.match(again.stderr, /is not empty/);
+    assert.equal(readFileSync(join(dir, "app.js"), "utf8"), "// mine\n");
+  });
+});
+
+describe("keel dev", () => {
+  it("serves the entry and restarts it with the new code after a change; SIGTERM stops both", async () => {
+    const dir = join(scratch, "dev-app");
+    const made = await runNode([tool.cli, "new", dir], scratch);
+    assert.equal(made.status, 0, explain(made));
+    const dev = spawn(process.execPath, [tool.cli, "dev"], { cwd: dir, env: cleanEnv({ PORT: "0" }), stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    const waiters: Array<() => void> = [];
+    dev.stdout.setEncoding("utf8").on("data", (d: string) => {
+      stdout += d;
+      for (const w of waiters.splice(0)) w();
+    });
+    dev.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => dev.on("exit", (code) => resolve(code)));
+    // The server's nth "listening on <url>" line (each start picks a free port: PORT=0).
+    const listening = async (n: number): Promise<string> => {
+      for (;;) {
+        const urls = [...stdout.matchAll(/listening on (http:\/\/\S+)/g)].map((m) => m[1] as string);
+        if (urls.length >= n) return urls[n - 1] as string;
+        if (dev.exitCode !== null) throw new Error(`keel dev exited\n${stdout}\n${stderr}`);
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
+    };
+    try {
+      const first = await listening(1);
+      assert.deepEqual(await (await fetch(`${first}/hello/ada`)).json(), { message: "hello, ada" });
+      const app = join(dir, "app.js");
+      writeFileSync(app, readFileSync(app, "utf8").replace('"hello, " + name', '"hi there, " + name'));
+      const second = await listening(2);
+      assert.deepEqual(await (await fetch(`${second}/hello/ada`)).json(), { message: "hi there, ada" });
+      assert.match(stderr, /restarting: app\.js changed/);
+      dev.kill("SIGTERM");
+      assert.equal(await exited, 0, `${stdout}\n${stderr}`);
+      await assert.rejects(fetch(`${second}/hello/ada`), "the server stopped with keel dev");
+    } finally {
+      dev.kill("SIGKILL");
+    }
+  });
+});
