@@ -5,8 +5,8 @@
 import { readdirSync, statSync, watch, type FSWatcher } from "node:fs";
 import { join, relative } from "node:path";
 
-export const POLL_MS = 300;
-export const MAX_POLLED_FILES = 10_000;
+const POLL_MS = 300;
+const MAX_POLLED_FILES = 10_000;
 
 function skipped(name: string): boolean {
   return name === "node_modules" || name.startsWith(".");

@@ -3,7 +3,7 @@
 export { runKeel, USAGE } from "./commands.js";
 export { UsageError } from "./args.js";
 export type { CommandIo, ExitCode } from "./io.js";
-export { loadApp, DEFAULT_APP_MODULE, type LoadedApp } from "./load-app.js";
+export { loadApp, type LoadedApp } from "./load-app.js";
 export { appDocument } from "./app-document.js";
 export { formatRouteTable, globalLayerNames, routeRows, type RouteRow } from "./route-table.js";
 export { generateClient } from "./client-gen.js";
@@ -12,5 +12,5 @@ export { configProblems, runDoctor } from "./doctor.js";
 export { nodeSatisfies } from "./engines.js";
 export { KNOWN_KEEL_VARIABLES } from "./known-variables.js";
 export { defaultEntry, runDev, DEBOUNCE_MS, STOP_TIMEOUT_MS } from "./dev.js";
-export { watchFiles, POLL_MS, MAX_POLLED_FILES } from "./file-watch.js";
+export { watchFiles } from "./file-watch.js";
 export { toolHome, type ToolHome } from "./tool-home.js";

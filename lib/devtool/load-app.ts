@@ -8,7 +8,7 @@ import { pathToFileURL } from "node:url";
 import type { App } from "../index.js";
 import { UsageError } from "./args.js";
 
-export const DEFAULT_APP_MODULE = "app.js";
+const DEFAULT_APP_MODULE = "app.js";
 
 /** What the commands read of an app: its routes, its global layers (and its runtime, for OpenAPI). */
 export type LoadedApp = Pick<App, "routeTable" | "layerTable" | "runtime">;
