@@ -351,6 +351,7 @@ export async function build({
   log(`${where("keel.d.ts")}  ${formatBytes(Buffer.byteLength(dts.text))} (${dts.exports.length} exports)`);
   log(`features: ${featureList}${minify ? " (minified)" : ""}`);
   log(`${where("server.js")}  ${formatBytes(Buffer.byteLength(server.text))} (${SAMPLE_ENTRY})`);
+  log(`${where("cli.js")}     ${formatBytes(Buffer.byteLength(devtool["cli.js"]))} (${CLI_ENTRY}, package.json bin: keel); ${where("sample-app.js")} for it`);
   log(`${where("pkg")}${sep}  ${PACKAGE_ENTRIES.length} package entries, ${Object.keys(pkgBuild.files).length - PACKAGE_ENTRIES.length} shared chunks; ${where("types")}${sep} ${Object.keys(declarations.files).length} declaration files`);
   log(`built in ${Math.round(performance.now() - started)} ms (${timings.join(", ")})`);
   return { outDir, features: features.map((f) => f.name), files: [...Object.keys(files), "server.js"].map((name) => join(outDir, name)), size };
