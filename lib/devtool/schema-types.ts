@@ -32,7 +32,7 @@ function union(parts: readonly string[]): string {
 }
 
 function wrap(t: string): string {
-  return /^[A-Za-z0-9_$."]+$/.test(t) || t.startsWith("{") ? t : `(${t})`;
+  return /^[A-Za-z0-9_$."]+(?:\[\])*$/.test(t) ? t : `(${t})`;
 }
 
 function objectType(s: Readonly<Record<string, unknown>>, depth: number, indent: string): string {

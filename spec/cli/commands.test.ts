@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { KNOWN_KEEL_VARIABLES, nodeSatisfies } from "../../lib/devtool/index.js";
+import { KNOWN_KEEL_VARIABLES, nodeSatisfies, schemaType } from "../../lib/devtool/index.js";
 import { STRICT_CONSUMER_OPTIONS } from "../support/strict-consumer.js";
 import { buildTool, cleanEnv, explain, root, runNode, tscBin } from "./cli-support.js";
 
@@ -186,5 +186,26 @@ describe("keel doctor", () => {
     };
     walk(join(root, "lib"));
     assert.deepEqual([...names].filter((n) => !KNOWN_KEEL_VARIABLES.includes(n)), []);
+  });
+});
+
+describe("keel client: schema types", () => {
+  it("turns the JSON Schema forms of a document into TypeScript, widening what it cannot express", () => {
+    assert.equal(schemaType({ type: ["string", "null"] }), "string | null");
+    assert.equal(schemaType({ enum: ["a", "b", 1] }), '"a" | "b" | 1');
+    assert.equal(schemaType({ const: "x" }), '"x"');
+    assert.equal(schemaType({ oneOf: [{ $ref: "#/components/schemas/users.v1.User" }, { type: "integer" }] }), "users_v1_User | number");
+    assert.equal(schemaType({ type: "array", items: { anyOf: [{ type: "string" }, { type: "boolean" }] } }), "(string | boolean)[]");
+    assert.equal(schemaType({ type: "object", additionalProperties: { type: "number" } }), "Record<string, number>");
+    assert.equal(schemaType({ type: "object", properties: { "a-b": { type: "string" } }, required: ["a-b"] }), '{\n  "a-b": string;\n}');
+    assert.equal(schemaType({ type: "object", properties: { n: { type: "string" } }, additionalProperties: true }), "{\n  n?: string;\n  [key: string]: unknown;\n}");
+    assert.equal(schemaType({ type: "string", pattern: "^a" }), "string");
+    assert.equal(schemaType({ type: "array", items: { oneOf: [{ type: "object", properties: { a: { type: "string" } }, required: ["a"] }, { type: "null" }] } }), "({\n  a: string;\n} | null)[]");
+    assert.equal(schemaType({ not: { type: "string" } }), "unknown");
+    assert.equal(schemaType(false), "never");
+    // Nesting deeper than the bound is widened, not followed (no stack overflow on a hostile document).
+    let deep: Record<string, unknown> = { type: "string" };
+    for (let i = 0; i < 10_000; i++) deep = { type: "array", items: deep };
+    assert.match(schemaType(deep), /^unknown(\[\])+$/);
   });
 });

@@ -49,42 +49,51 @@ describe("keel new", () => {
 });
 
 describe("keel dev", () => {
-  it("serves the entry and restarts it with the new code after a change; SIGTERM stops both", async () => {
-    const dir = join(scratch, "dev-app");
-    const made = await runNode([tool.cli, "new", dir], scratch);
-    assert.equal(made.status, 0, explain(made));
-    const dev = spawn(process.execPath, [tool.cli, "dev"], { cwd: dir, env: cleanEnv({ PORT: "0" }), stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    const waiters: Array<() => void> = [];
-    dev.stdout.setEncoding("utf8").on("data", (d: string) => {
-      stdout += d;
-      for (const w of waiters.splice(0)) w();
-    });
-    dev.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    const exited = new Promise<number | null>((resolve) => dev.on("exit", (code) => resolve(code)));
-    // The server's nth "listening on <url>" line (each start picks a free port: PORT=0).
-    const listening = async (n: number): Promise<string> => {
-      for (;;) {
-        const urls = [...stdout.matchAll(/listening on (http:\/\/\S+)/g)].map((m) => m[1] as string);
-        if (urls.length >= n) return urls[n - 1] as string;
-        if (dev.exitCode !== null) throw new Error(`keel dev exited\n${stdout}\n${stderr}`);
-        await new Promise<void>((resolve) => waiters.push(resolve));
+  // Once with the platform's recursive fs.watch, once with the polling fallback (--poll).
+  for (const mode of ["events", "polling"] as const) {
+    it(`serves the entry and restarts it with the new code after a change; SIGTERM stops both (${mode})`, { timeout: 60_000 }, async () => {
+      const dir = join(scratch, `dev-app-${mode}`);
+      const made = await runNode([tool.cli, "new", dir], scratch);
+      assert.equal(made.status, 0, explain(made));
+      const dev = spawn(process.execPath, [tool.cli, "dev", ...(mode === "polling" ? ["--poll"] : [])], { cwd: dir, env: cleanEnv({ PORT: "0" }), stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      const waiters: Array<() => void> = [];
+      dev.stdout.setEncoding("utf8").on("data", (d: string) => {
+        stdout += d;
+        for (const w of waiters.splice(0)) w();
+      });
+      dev.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+      const exited = new Promise<number | null>((resolve) =>
+        dev.on("exit", (code) => {
+          resolve(code);
+          for (const w of waiters.splice(0)) w();
+        }),
+      );
+      // The server's nth "listening on <url>" line (each start picks a free port: PORT=0).
+      const listening = async (n: number): Promise<string> => {
+        for (;;) {
+          const urls = [...stdout.matchAll(/listening on (http:\/\/\S+)/g)].map((m) => m[1] as string);
+          if (urls.length >= n) return urls[n - 1] as string;
+          if (dev.exitCode !== null) throw new Error(`keel dev exited\n${stdout}\n${stderr}`);
+          await new Promise<void>((resolve) => waiters.push(resolve));
+        }
+      };
+      try {
+        const first = await listening(1);
+        assert.deepEqual(await (await fetch(`${first}/hello/ada`)).json(), { message: "hello, ada" });
+        const app = join(dir, "app.js");
+        writeFileSync(app, readFileSync(app, "utf8").replace('"hello, " + name', '"hi there, " + name'));
+        const second = await listening(2);
+        assert.deepEqual(await (await fetch(`${second}/hello/ada`)).json(), { message: "hi there, ada" });
+        assert.match(stderr, /restarting: app\.js changed/);
+        assert.match(stderr, new RegExp(`watching \\. \\(${mode}\\)`));
+        dev.kill("SIGTERM");
+        assert.equal(await exited, 0, `${stdout}\n${stderr}`);
+        await assert.rejects(fetch(`${second}/hello/ada`), "the server stopped with keel dev");
+      } finally {
+        dev.kill("SIGKILL");
       }
-    };
-    try {
-      const first = await listening(1);
-      assert.deepEqual(await (await fetch(`${first}/hello/ada`)).json(), { message: "hello, ada" });
-      const app = join(dir, "app.js");
-      writeFileSync(app, readFileSync(app, "utf8").replace('"hello, " + name', '"hi there, " + name'));
-      const second = await listening(2);
-      assert.deepEqual(await (await fetch(`${second}/hello/ada`)).json(), { message: "hi there, ada" });
-      assert.match(stderr, /restarting: app\.js changed/);
-      dev.kill("SIGTERM");
-      assert.equal(await exited, 0, `${stdout}\n${stderr}`);
-      await assert.rejects(fetch(`${second}/hello/ada`), "the server stopped with keel dev");
-    } finally {
-      dev.kill("SIGKILL");
-    }
-  });
+    });
+  }
 });
