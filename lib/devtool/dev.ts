@@ -63,9 +63,14 @@ export function runDev(io: CommandIo, options: DevOptions): Promise<number> {
       if (child === c && !stopping) say(`${relative(io.cwd, entry)} exited (${signal ?? `code ${code}`}); waiting for a change`);
     });
   };
+  let queued = false;
   const restart = (why: string): void => {
-    // One restart at a time: a change during a restart queues behind it.
+    // One restart at a time, and at most one waiting behind it: changes that come while one
+    // waits are already covered by it.
+    if (queued) return;
+    queued = true;
     restarting = restarting.then(async () => {
+      queued = false;
       if (stopping) return;
       say(`restarting: ${why}`);
       if (child !== null) await stop(child);
