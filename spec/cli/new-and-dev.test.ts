@@ -30,7 +30,8 @@ describe("keel new", () => {
     assert.deepEqual([pkg.name, pkg.type, pkg.scripts], ["my-app", "module", { start: "node server.js", test: "node --test" }]);
     assert.equal(pkg.dependencies, undefined, "no dependencies");
     assert.equal(readFileSync(join(dir, "vendor/keel.js"), "utf8"), readFileSync(join(tool.dir, "keel.js"), "utf8"), "the built bundle, vendored");
-    const tested = await runNode(["--test"], dir);
+    // npm test's command; TAP asked for, as the default reporter differs between Node lines.
+    const tested = await runNode(["--test", "--test-reporter=tap"], dir);
     assert.equal(tested.status, 0, explain(tested));
     assert.match(tested.stdout, /# pass 3/);
     assert.match(tested.stdout, /# fail 0/);
