@@ -35,6 +35,18 @@ describe("keel new", () => {
     assert.equal(tested.status, 0, explain(tested));
     assert.match(tested.stdout, /# pass 3/);
     assert.match(tested.stdout, /# fail 0/);
+
+    // routes and openapi read the starter's app.js without --app (its own vendored copy of keel,
+    // not the tool's: the document is built from a route table made by another copy).
+    const routes = await runNode([tool.cli, "routes"], dir);
+    assert.equal(routes.status, 0, explain(routes));
+    assert.match(routes.stdout, /^POST\s+\/notes\s+-\s+201$/m);
+    assert.match(routes.stdout, /^GET\s+\/notes\/\{id\}\s+-\s+200, 404$/m);
+    const openapi = await runNode([tool.cli, "openapi"], dir);
+    assert.equal(openapi.status, 0, explain(openapi));
+    const doc = JSON.parse(openapi.stdout) as { paths: Record<string, Record<string, { responses: Record<string, unknown>; requestBody?: unknown }>> };
+    assert.deepEqual(Object.keys(doc.paths), ["/hello/{name}", "/notes", "/notes/{id}"]);
+    assert.ok(doc.paths["/notes"]?.["post"]?.requestBody !== undefined && "422" in (doc.paths["/notes"]?.["post"]?.responses ?? {}));
   });
 
   it("refuses a folder that is not empty, and leaves it as it was", async () => {
