@@ -5,12 +5,14 @@
 //   dist/keel.d.ts   its public types in one self-contained file (scripts/bundle-dts.mjs)
 //   dist/server.js   the sample service as one file: `node dist/server.js`, with dist/public and
 //                    the stamp saying what it was built from (scripts/build-stamp.mjs)
+//   dist/cli.js      the developer's tool, package.json "bin" `keel` (lib/devtool), and
+//   dist/sample-app.js the sample as an app module it reads (`keel routes --app dist/sample-app.js`)
 //   dist/pkg/*.js    the package entries (package.json `exports`), code-split so that App,
 //                    ApiError and every other module exist once however many entries are loaded
 //   dist/types/**    the declaration tree tsc emits for lib/, the package entries' "types"
 // and print keel.js's size and features. Runs with plain node.
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { isBuiltin } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
@@ -29,6 +31,10 @@ const TYPE_KINDS = new Set(["interface", "type"]);
 export const SAMPLE_ENTRY = "lib/sample/main.ts";
 /** The sample's static files (served at /static), copied beside dist/server.js as dist/public. */
 export const SAMPLE_PUBLIC_DIR = "lib/sample/public";
+/** The developer's tool bundled to dist/cli.js (package.json "bin": keel). */
+export const CLI_ENTRY = "lib/devtool/main.ts";
+/** The sample as an app module (createApp()) for the tool, bundled to dist/sample-app.js. */
+export const SAMPLE_APP_ENTRY = "lib/sample/app-module.ts";
 /** Name of the generated module that re-exports the chosen features (JS and d.ts). */
 const FEATURES_MODULE = "keel-features";
 
@@ -118,6 +124,31 @@ export async function bundleFeatures(features, { minify = false } = {}) {
   checkSingleFile("keel.js", result.metafile);
   const output = Object.values(result.metafile.outputs)[0];
   return { text: result.outputFiles[0].text, exports: output.exports, metafile: result.metafile };
+}
+
+/** dist/cli.js (with its #! line, so the bin runs) and dist/sample-app.js: { "cli.js": text, ... }. */
+async function bundleDevtool(pkg) {
+  const [cli, sampleApp] = await Promise.all([
+    bundleEntry(CLI_ENTRY, `#!/usr/bin/env node\n/*!\n * keel v${pkg.version} developer tool | ${pkg.license} License\n * Run: node cli.js --help\n */`),
+    bundleEntry(SAMPLE_APP_ENTRY, `/*!\n * keel v${pkg.version} sample app module (createApp) | ${pkg.license} License\n */`),
+  ]);
+  return { "cli.js": cli.text, "sample-app.js": sampleApp.text };
+}
+
+/**
+ * Only the developer's tool and what it reads (dist/cli.js, dist/sample-app.js with dist/public,
+ * and dist/keel.js of every feature, which `keel new` vendors), without typecheck or declarations: for the tool's
+ * tests (spec/cli), which run it as a process from a scratch `outDir`.
+ */
+export async function buildDevtool({ outDir }) {
+  const pkg = readPackageJson();
+  const [files, lib] = await Promise.all([bundleDevtool(pkg), bundleFeatures(resolveFeatures(DEFAULT_FEATURES))]);
+  mkdirSync(outDir, { recursive: true });
+  for (const [name, text] of Object.entries({ ...files, "keel.js": lib.text })) writeFileSync(join(outDir, name), text);
+  chmodSync(join(outDir, "cli.js"), 0o755);
+  // sample-app.js, like server.js, serves its static files from beside itself.
+  cpSync(join(root, SAMPLE_PUBLIC_DIR), join(outDir, "public"), { recursive: true });
+  return outDir;
 }
 
 /**
@@ -278,11 +309,12 @@ export async function build({
   if (typecheck) await step("typecheck", () => runTsc(["-p", "tsconfig.json"], "typecheck"));
   const featureList = features.map((f) => f.name).join(", ");
   const pkgBanner = `/*!\n * keel v${pkg.version} | ${pkg.license} License\n */`;
-  const [lib, server, pkgBuild] = await step("bundle", () =>
+  const [lib, server, pkgBuild, devtool] = await step("bundle", () =>
     Promise.all([
       bundleFeatures(features, { minify }),
       bundleEntry(SAMPLE_ENTRY, sampleBanner(pkg)),
       bundlePackage(pkgBanner),
+      bundleDevtool(pkg),
     ]),
   );
   const declarations = await step("types", () => emitDeclarations());
@@ -300,13 +332,15 @@ export async function build({
   }
   checkExportsAgree(lib.exports, dts.exports);
 
-  const files = { "keel.js": lib.text, "keel.d.ts": dts.text, ...pkgBuild.files };
+  const files = { "keel.js": lib.text, "keel.d.ts": dts.text, ...pkgBuild.files, ...devtool };
   for (const [path, text] of Object.entries(declarations.files)) files[`types/${path}`] = text;
   // dist/pkg and dist/types are wholly the build's: clear them so no stale chunk survives.
   for (const dir of ["pkg", "types"]) rmSync(join(outDir, dir), { recursive: true, force: true });
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(dirname(join(outDir, name)), { recursive: true });
+    // cli.js is package.json's "bin": executable, as npm would make it.
     writeFileSync(join(outDir, name), text);
+    if (name === "cli.js") chmodSync(join(outDir, name), 0o755);
   }
   writeServer(outDir, server.text, serverBuiltFrom);
 
@@ -317,6 +351,7 @@ export async function build({
   log(`${where("keel.d.ts")}  ${formatBytes(Buffer.byteLength(dts.text))} (${dts.exports.length} exports)`);
   log(`features: ${featureList}${minify ? " (minified)" : ""}`);
   log(`${where("server.js")}  ${formatBytes(Buffer.byteLength(server.text))} (${SAMPLE_ENTRY})`);
+  log(`${where("cli.js")}     ${formatBytes(Buffer.byteLength(devtool["cli.js"]))} (${CLI_ENTRY}, package.json bin: keel); ${where("sample-app.js")} for it`);
   log(`${where("pkg")}${sep}  ${PACKAGE_ENTRIES.length} package entries, ${Object.keys(pkgBuild.files).length - PACKAGE_ENTRIES.length} shared chunks; ${where("types")}${sep} ${Object.keys(declarations.files).length} declaration files`);
   log(`built in ${Math.round(performance.now() - started)} ms (${timings.join(", ")})`);
   return { outDir, features: features.map((f) => f.name), files: [...Object.keys(files), "server.js"].map((name) => join(outDir, name)), size };
