@@ -179,8 +179,8 @@ describe("keel doctor", () => {
       for (const e of readdirSync(dir, { withFileTypes: true })) {
         if (e.isDirectory()) walk(join(dir, e.name));
         else if (e.name.endsWith(".ts")) {
-          // A name in quotes that is not a process warning code ({ code: "KEEL_..." }).
-          for (const m of readFileSync(join(dir, e.name), "utf8").matchAll(/(code:\s*)?"(KEEL_[A-Z0-9_]+)"/g)) if (m[1] === undefined) names.add(m[2] as string);
+          // A name in quotes that is not an error or warning code ({ code: "KEEL_..." }, code === "KEEL_...").
+          for (const m of readFileSync(join(dir, e.name), "utf8").matchAll(/(code:\s*|code\s*===\s*)?"(KEEL_[A-Z0-9_]+)"/g)) if (m[1] === undefined) names.add(m[2] as string);
         }
       }
     };
