@@ -3,6 +3,7 @@
 // statement. The options (the password among them) live in private fields: util.inspect, JSON
 // and logs of the object never show them.
 import type { AnySchema } from "../plugin.js";
+import type { RowOf } from "./execute.js";
 import { sql, type SqlDatabase, type SqlFragment, type SqlQueryOptions, type SqlRow, type SqlRows, type SqlTransaction } from "../sql/index.js";
 import type { Connection, Rows } from "./connection.js";
 import { clientError, PostgresConnectionError } from "./errors.js";
@@ -33,14 +34,14 @@ export class PostgresDatabase implements SqlDatabase {
     return this.query(sql(strings, ...values)) as unknown as Promise<SqlRows<Row>>;
   }
 
-  query<S extends AnySchema | undefined = undefined>(fragment: SqlFragment, options?: SqlQueryOptions<S>): Promise<never> {
+  query<S extends AnySchema | undefined = undefined>(fragment: SqlFragment, options?: SqlQueryOptions<S>): Promise<SqlRows<RowOf<S>>> {
     let rendered;
     try {
       rendered = render(fragment);
     } catch (error) {
       return Promise.reject(error);
     }
-    return withRows(this.#run(rendered.text, rendered.values, false, options?.signal), options?.rows) as Promise<never>;
+    return withRows(this.#run(rendered.text, rendered.values, false, options?.signal), options?.rows) as unknown as Promise<SqlRows<RowOf<S>>>;
   }
 
   async begin<T>(fn: (tx: SqlTransaction) => Promise<T>): Promise<T> {

@@ -1,10 +1,13 @@
 // Runs one statement on a given connection as a promise: the AbortSignal wiring (drop it when
 // not yet sent, CancelRequest when running; reject with the signal's reason either way) and the
 // `rows` schema check. The pool, transactions and the listener all go through here.
-import type { AnySchema } from "../plugin.js";
-import { renderSql, type SqlFragment, type SqlDialect } from "../sql/index.js";
+import type { AnySchema, Static } from "../plugin.js";
+import { renderSql, type SqlFragment, type SqlDialect, type SqlRow } from "../sql/index.js";
 import type { Connection, Rows } from "./connection.js";
 import { checkRows } from "./rows.js";
+
+/** A row as query() answers it: the schema's static type, or plain columns without one (as lib/sql's SqlExecutor). */
+export type RowOf<S> = S extends AnySchema ? Static<S> : SqlRow;
 
 /** `$1`, `$2`, ... and the protocol's 16-bit parameter count. */
 export const POSTGRES_DIALECT: SqlDialect = {

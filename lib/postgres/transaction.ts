@@ -2,6 +2,7 @@
 // that connection (pipelined, in order). Once the transaction ended (committed, rolled back, or
 // its connection lost) every further statement is refused: it would run outside the transaction.
 import type { AnySchema } from "../plugin.js";
+import type { RowOf } from "./execute.js";
 import { sql, type SqlFragment, type SqlQueryOptions, type SqlRow, type SqlRows, type SqlTransaction } from "../sql/index.js";
 import type { Connection } from "./connection.js";
 import { render, runOn, withRows } from "./execute.js";
@@ -24,7 +25,7 @@ export class PostgresTransaction implements SqlTransaction {
     return this.query(sql(strings, ...values)) as unknown as Promise<SqlRows<Row>>;
   }
 
-  query<S extends AnySchema | undefined = undefined>(fragment: SqlFragment, options?: SqlQueryOptions<S>): Promise<never> {
+  query<S extends AnySchema | undefined = undefined>(fragment: SqlFragment, options?: SqlQueryOptions<S>): Promise<SqlRows<RowOf<S>>> {
     if (this.#state.finished) return Promise.reject(new Error("the transaction is finished: a statement after commit or rollback would run outside it"));
     let rendered;
     try {
@@ -32,7 +33,7 @@ export class PostgresTransaction implements SqlTransaction {
     } catch (error) {
       return Promise.reject(error);
     }
-    return withRows(runOn(this.#connection, rendered.text, rendered.values, false, options?.signal, null), options?.rows) as Promise<never>;
+    return withRows(runOn(this.#connection, rendered.text, rendered.values, false, options?.signal, null), options?.rows) as unknown as Promise<SqlRows<RowOf<S>>>;
   }
 
   /** Runs plain SQL text (BEGIN, SAVEPOINT ...) in this transaction. */
