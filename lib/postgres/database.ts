@@ -77,9 +77,17 @@ export class PostgresDatabase implements SqlDatabase {
 
   async ping(timeoutMs = 2000): Promise<void> {
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new PostgresConnectionError("08006", `no answer to a ping within ${timeoutMs} ms`)), timeoutMs);
+    let timer: NodeJS.Timeout | undefined;
+    // The deadline covers the wait for a connection too, not only the statement.
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const error = new PostgresConnectionError("08006", `no answer to a ping within ${timeoutMs} ms`);
+        controller.abort(error);
+        reject(error);
+      }, timeoutMs);
+    });
     try {
-      await this.#run("select 1", [], false, controller.signal);
+      await Promise.race([this.#run("select 1", [], false, controller.signal), deadline]);
     } finally {
       clearTimeout(timer);
     }

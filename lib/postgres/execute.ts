@@ -42,8 +42,12 @@ export function runOn(connection: Connection, text: string, values: readonly unk
     };
     const job = simple ? connection.simple(text, settle) : connection.query(text, values, settle);
     if (signal !== undefined && !job.settled) {
-      onAbort = () => connection.abort(job, abortReason(signal));
-      signal.addEventListener("abort", onAbort, { once: true });
+      // Aborted while waiting for a connection: drop the statement before it is written.
+      if (signal.aborted) connection.abort(job, abortReason(signal));
+      else {
+        onAbort = () => connection.abort(job, abortReason(signal));
+        signal.addEventListener("abort", onAbort, { once: true });
+      }
     }
   });
 }

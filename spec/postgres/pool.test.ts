@@ -140,6 +140,30 @@ describe("keel/postgres: pool", () => {
     }
   });
 
+  it("ping's deadline covers the wait for a connection; a statement aborted while it waits is never run", async (t) => {
+    if (server === null) return t.skip(skip());
+    const one = connectPostgres(server.url, { max: 1, acquireTimeoutMs: 5000 });
+    try {
+      let release!: () => void;
+      const held = one.begin(() => new Promise<void>((r) => (release = r)));
+      await until(() => one.stats().total === 1 && one.stats().idle === 0, "the transaction to hold the connection");
+      const ping = await errorOf(one.ping(50));
+      assert.ok(ping instanceof PostgresConnectionError, String(ping));
+      assert.match(ping.message, /ping within 50 ms/);
+      const controller = new AbortController();
+      const waiting = errorOf(one.query(sql`insert into items (name) values ('aborted while queued')`, { signal: controller.signal }));
+      const reason = new Error("gave up waiting");
+      controller.abort(reason);
+      release();
+      await held;
+      assert.equal(await waiting, reason);
+      assert.equal((await one.sql`select 'after' as v`)[0]!["v"], "after");
+      assert.deepEqual(await names(), []);
+    } finally {
+      await one.close();
+    }
+  });
+
   it("idle connections close after idleTimeoutMs down to min; old ones retire after maxLifetimeMs", async (t) => {
     if (server === null) return t.skip(skip());
     const idle = connectPostgres(server.url, { max: 3, min: 1, idleTimeoutMs: 100 });

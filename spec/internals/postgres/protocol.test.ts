@@ -5,14 +5,14 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { inspect } from "node:util";
-import { connectPostgres, parsePostgresUrl } from "../../lib/postgres/index.js";
-import { parseArray, serializeArray } from "../../lib/postgres/array.js";
-import { decoderFor } from "../../lib/postgres/decode.js";
-import { encodeParameter } from "../../lib/postgres/encode.js";
-import { MessageReader, MessageTooLargeError } from "../../lib/postgres/reader.js";
-import { ScramSession } from "../../lib/postgres/scram.js";
-import { md5Password } from "../../lib/postgres/md5.js";
-import { resolvePostgresOptions } from "../../lib/postgres/options.js";
+import { connectPostgres, parsePostgresUrl } from "../../../lib/postgres/index.js";
+import { parseArray, serializeArray } from "../../../lib/postgres/array.js";
+import { decoderFor } from "../../../lib/postgres/decode.js";
+import { encodeParameter } from "../../../lib/postgres/encode.js";
+import { MessageReader, MessageTooLargeError } from "../../../lib/postgres/reader.js";
+import { ScramSession } from "../../../lib/postgres/scram.js";
+import { md5Password } from "../../../lib/postgres/md5.js";
+import { resolvePostgresOptions } from "../../../lib/postgres/options.js";
 
 describe("keel/postgres: DATABASE_URL", () => {
   it("parses postgres:// and postgresql://, percent-decoding user, password and database", () => {
