@@ -214,6 +214,7 @@ export const LIMITS = [
     page: "../features/postgres.md",
     rows: [
       ["lib/postgres/options.ts", "DEFAULT_MAX_MESSAGE_BYTES", null, "bytes", "One server message (`maxMessageBytes`; then the connection closes with 08006)"],
+      ["lib/postgres/options.ts", "DEFAULT_MAX_RESULT_BYTES", null, "bytes", "Row bytes of one statement's result (`maxResultBytes`; then ResultTooLargeError, the rest discarded)"],
       ["lib/postgres/options.ts", "DEFAULT_STATEMENT_CACHE_SIZE", null, "count", "Prepared statements per connection (`statementCacheSize`; the least recently used is closed)"],
       ["lib/postgres/options.ts", "DEFAULT_MAX_PIPELINE", null, "count", "Statements in flight on one connection (`maxPipeline`)"],
       ["lib/postgres/options.ts", "DEFAULT_POOL_MAX", null, "count", "Connections (`max`)"],

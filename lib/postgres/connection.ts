@@ -8,7 +8,7 @@
 import type { Socket } from "node:net";
 import { decoderFor, type Int8Mode } from "./decode.js";
 import { encodeParameter } from "./encode.js";
-import { PostgresConnectionError, PostgresError } from "./errors.js";
+import { PostgresConnectionError, PostgresError, ResultTooLargeError } from "./errors.js";
 import { md5Password } from "./md5.js";
 import { MessageReader, MessageTooLargeError } from "./reader.js";
 import { ScramSession } from "./scram.js";
@@ -25,6 +25,8 @@ export interface ConnectionConfig extends SocketConfig {
   readonly backendOptions: string | undefined;
   readonly allowCleartextPassword: boolean;
   readonly maxMessageBytes: number;
+  /** Most row bytes (as sent) one statement's result may hold; past it the statement fails and the rest is discarded. */
+  readonly maxResultBytes: number;
   readonly statementCacheSize: number;
   readonly int8: Int8Mode;
 }
@@ -36,8 +38,10 @@ type Settle = (error: Error | null, rows: Rows | null) => void;
 
 /** A statement waiting to be written or answered. */
 class Job {
-  error: PostgresError | null = null;
+  error: Error | null = null;
   rows: Row[] = [];
+  /** Row bytes received so far (maxResultBytes). */
+  bytes = 0;
   tag = "";
   statement: Statement | undefined = undefined;
   /** Set on abort: the job rejects with it whatever the server answers. */
@@ -338,8 +342,18 @@ export class Connection {
     switch (type) {
       case 0x44: {
         // 'D' DataRow
-        if (group === undefined || group.describe || group.job.statement === undefined) return;
-        const columns = group.job.statement.columns;
+        if (group === undefined || group.describe) return;
+        const job = group.job;
+        const statement = job.statement;
+        if (statement === undefined) return;
+        job.bytes += body.length;
+        if (job.bytes > this.#config.maxResultBytes) {
+          // Keep reading (the server sends the rest anyway) but keep nothing: memory stays bounded.
+          if (job.rows.length > 0) job.rows = [];
+          job.error ??= new ResultTooLargeError(this.#config.maxResultBytes);
+          return;
+        }
+        const columns = statement.columns;
         const row: Row = {};
         let at = 2;
         const count = body.readInt16BE(0);
@@ -354,7 +368,7 @@ export class Connection {
             row[column.name] = column.decode(text);
           }
         }
-        group.job.rows.push(row);
+        job.rows.push(row);
         return;
       }
       case 0x43: // 'C' CommandComplete
@@ -407,7 +421,7 @@ export class Connection {
   #groupDone(group: Group): void {
     const job = group.job;
     if (!group.describe) {
-      if (job.error !== null && (job.error.code === "26000" || job.error.code === "0A000")) {
+      if (job.error instanceof PostgresError && (job.error.code === "26000" || job.error.code === "0A000")) {
         // The prepared statement is gone or its plan no longer fits (the table changed): prepare anew next time.
         const name = this.#cache.remove(job.text);
         if (name !== undefined) this.#toClose.push(name);

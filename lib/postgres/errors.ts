@@ -119,3 +119,13 @@ export class PostgresRowError extends Error {
     this.fields = fields;
   }
 }
+
+/** A statement's rows passed maxResultBytes: page the query (limit/cursor) or raise the option. A 500: the query is the bug. */
+export class ResultTooLargeError extends Error {
+  readonly limit: number;
+  constructor(limit: number) {
+    super(`the result passed maxResultBytes (${limit} bytes of rows): page the query or raise the option`);
+    this.name = "ResultTooLargeError";
+    this.limit = limit;
+  }
+}

@@ -5,7 +5,7 @@
 export { sql, type SqlDatabase, type SqlExecutor, type SqlTransaction, type SqlRows, type SqlRow, type SqlQueryOptions, type SqlFragment } from "../sql/index.js";
 export { connectPostgres, PostgresDatabase, type PostgresStats } from "./database.js";
 export type { PostgresOptions } from "./options.js";
-export { PostgresError, PostgresConnectionError, PostgresPoolError, PostgresRowError } from "./errors.js";
+export { PostgresError, PostgresConnectionError, PostgresPoolError, PostgresRowError, ResultTooLargeError } from "./errors.js";
 export { parsePostgresUrl, redactPostgresUrl, type PostgresUrlParts, type SslMode } from "./url.js";
 export type { PostgresSubscription } from "./listener.js";
 export type { PoolStats } from "./pool.js";

@@ -8,6 +8,8 @@ import { parsePostgresUrl, SSL_MODES, type SslMode } from "./url.js";
 
 /** Most bytes one server message may take (a row, an error): past it the connection closes. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+/** Most row bytes one statement's result may hold (as sent by the server). */
+export const DEFAULT_MAX_RESULT_BYTES = 256 * 1024 * 1024;
 export const DEFAULT_STATEMENT_CACHE_SIZE = 100;
 export const DEFAULT_MAX_PIPELINE = 32;
 export const DEFAULT_POOL_MAX = 10;
@@ -61,6 +63,8 @@ export interface PostgresOptions {
   statementCacheSize?: number;
   /** Largest server message accepted (default 64 MiB); a larger one closes the connection (08006). */
   maxMessageBytes?: number;
+  /** Most row bytes one statement may return (default 256 MiB); past it the statement rejects with ResultTooLargeError and the rest is discarded. */
+  maxResultBytes?: number;
 }
 
 export interface ResolvedPostgresOptions {
@@ -114,6 +118,7 @@ export function resolvePostgresOptions(urlOrOptions: string | PostgresOptions | 
       backendOptions: backend.length === 0 ? undefined : backend.join(" "),
       allowCleartextPassword: options.allowCleartextPassword === true,
       maxMessageBytes: positiveInt("maxMessageBytes", options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES, 1024),
+      maxResultBytes: positiveInt("maxResultBytes", options.maxResultBytes, DEFAULT_MAX_RESULT_BYTES, 1024),
       statementCacheSize: positiveInt("statementCacheSize", options.statementCacheSize, DEFAULT_STATEMENT_CACHE_SIZE),
       int8,
     },

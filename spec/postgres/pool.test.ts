@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { mapDatabaseError } from "../../lib/db-errors/index.js";
 import { asApiError } from "../../lib/plugin.js";
-import { connectPostgres, PostgresConnectionError, PostgresError, PostgresPoolError, sql, type PostgresDatabase } from "../../lib/postgres/index.js";
+import { connectPostgres, PostgresConnectionError, PostgresError, PostgresPoolError, ResultTooLargeError, sql, type PostgresDatabase } from "../../lib/postgres/index.js";
 import { postgresUnavailable, startPostgres, type PostgresServerHandle } from "../support/postgres-server.js";
 
 let server: PostgresServerHandle | null = null;
@@ -219,6 +219,25 @@ describe("keel/postgres: pool", () => {
       assert.equal(small.stats().lost, 1);
     } finally {
       await small.close();
+    }
+  });
+});
+
+describe("keel/postgres: result bound", () => {
+  it("a result over maxResultBytes rejects with ResultTooLargeError, keeping nothing; the connection goes on", async (t) => {
+    if (server === null) return t.skip(skip());
+    const bounded = connectPostgres(server.url, { max: 1, maxResultBytes: 64 * 1024 });
+    try {
+      const before = process.memoryUsage().heapUsed;
+      // About 16 MiB of rows against a 64 KiB bound.
+      const err = await errorOf(bounded.sql`select repeat('x', 1000) as v from generate_series(1, 16000)`);
+      assert.ok(err instanceof ResultTooLargeError, String(err));
+      const grown = process.memoryUsage().heapUsed - before;
+      assert.ok(grown < 12 * 1024 * 1024, `heap grew ${grown} bytes`);
+      assert.equal((await bounded.sql`select count(*)::int as n from generate_series(1, 10)`)[0]!["n"], 10);
+      assert.equal(bounded.stats().opened, 1);
+    } finally {
+      await bounded.close();
     }
   });
 });
