@@ -48,6 +48,7 @@ class Job {
   aborted: unknown = undefined;
   written = false;
   settled = false;
+  cancelSent = false;
   constructor(
     readonly simple: boolean,
     readonly text: string,
@@ -64,6 +65,8 @@ interface Group {
   parameterTypes?: number[];
   columns?: Column[];
   name?: string;
+  /** ParseComplete came: the named statement exists on the server. */
+  parsed?: boolean;
 }
 
 const EMPTY: Row[] = [];
@@ -246,15 +249,21 @@ export class Connection {
       this.#settle(job, null);
       return;
     }
-    void this.#cancel();
+    // A CancelRequest interrupts whatever the backend runs now: send it only when this job's
+    // group is the one being answered; a job further down the pipeline is cancelled on its turn.
+    if (this.#inflight[0]?.job === job) this.#sendCancel(job);
   }
 
   /** Sends Terminate and closes; everything still queued rejects with 08003. */
   close(): void {
     if (this.#closed) return;
     const socket = this.#socket;
-    if (socket !== null && !socket.destroyed) socket.end(w.terminate());
-    this.#fail(null, new PostgresConnectionError("08003", "the connection was closed"));
+    if (socket !== null && !socket.destroyed) {
+      // Terminate, then let the server close its side; destroy only if it does not within a second.
+      socket.end(w.terminate());
+      setTimeout(() => socket.destroy(), 1000).unref();
+    }
+    this.#fail(null, new PostgresConnectionError("08003", "the connection was closed"), true);
   }
 
   /** Closes at once, without Terminate (a broken or timed-out connection). */
@@ -379,9 +388,14 @@ export class Connection {
         this.transactionStatus = String.fromCharCode(body[0]!);
         const done = this.#inflight.shift();
         if (done !== undefined) this.#groupDone(done);
+        const next = this.#inflight[0];
+        if (next !== undefined && next.job.aborted !== undefined && !next.job.settled) this.#sendCancel(next.job);
         this.lastUsedAt = Date.now();
         return;
       }
+      case 0x31: // '1' ParseComplete
+        if (group?.describe === true) group.parsed = true;
+        return;
       case 0x74: // 't' ParameterDescription
         if (group?.describe === true) {
           const count = body.readInt16BE(0);
@@ -430,12 +444,14 @@ export class Connection {
       return;
     }
     this.#blocked = false;
-    if (job.error !== null || job.aborted !== undefined) this.#settle(job, job.error);
-    else {
-      const statement: Statement = { name: group.name!, parameterTypes: group.parameterTypes ?? [], columns: group.columns ?? [] };
+    let statement: Statement | undefined;
+    if (job.error === null && group.parsed === true) {
+      // Cached even when the job was aborted meanwhile: the server holds it either way.
+      statement = { name: group.name!, parameterTypes: group.parameterTypes ?? [], columns: group.columns ?? [] };
       for (const evicted of this.#cache.add(job.text, statement)) this.#toClose.push(evicted);
-      this.#bind(job, statement);
-    }
+    } else if (group.parsed === true) this.#toClose.push(group.name!); // parsed, then the Describe failed (a cancel): close it
+    if (statement === undefined || job.aborted !== undefined) this.#settle(job, job.error);
+    else this.#bind(job, statement);
     this.#pump();
   }
 
@@ -476,6 +492,12 @@ export class Connection {
     job.settle(null, rows);
   }
 
+  #sendCancel(job: Job): void {
+    if (job.cancelSent) return;
+    job.cancelSent = true;
+    void this.#cancel();
+  }
+
   /** CancelRequest on a new connection with this backend's key (the protocol's only way to interrupt). */
   async #cancel(): Promise<void> {
     try {
@@ -487,7 +509,7 @@ export class Connection {
     }
   }
 
-  #fail(cause: Error | null, error?: PostgresConnectionError): void {
+  #fail(cause: Error | null, error?: PostgresConnectionError, graceful = false): void {
     if (this.#closed) return;
     this.#closed = true;
     const reason =
@@ -496,7 +518,7 @@ export class Connection {
         cause: this.#fatal ?? cause ?? undefined,
       });
     this.#closeError = reason;
-    this.#socket?.destroy();
+    if (!graceful) this.#socket?.destroy();
     const pending = [...this.#inflight.map((g) => g.job), ...this.#outbox];
     this.#inflight.length = 0;
     this.#outbox.length = 0;

@@ -305,6 +305,27 @@ describe("keel/postgres: timeouts and cancellation", () => {
     }
   });
 
+  it("aborting a statement queued behind another on the same connection cancels only it, never the one running", async (t) => {
+    if (server === null) return t.skip(skip());
+    const one = connectPostgres(server.url, { max: 1 });
+    try {
+      // Both prepared first, so each is written at once (Bind + Execute) and they pipeline.
+      await one.sql`select pg_sleep(${0}) as slept, 'a' as v`;
+      await one.sql`select 'b' as v`;
+      const controller = new AbortController();
+      const running = one.sql`select pg_sleep(${0.3}) as slept, 'a' as v`;
+      const behind = errorOf(one.query(sql`select 'b' as v`, { signal: controller.signal }));
+      assert.equal(one.stats().inFlight, 2);
+      const reason = new Error("not needed");
+      controller.abort(reason);
+      assert.equal((await running)[0]!["v"], "a", "the running statement was not cancelled");
+      assert.equal(await behind, reason);
+      assert.equal((await one.sql`select 'after' as v`)[0]!["v"], "after");
+    } finally {
+      await one.close();
+    }
+  });
+
   it("ping answers within its timeout", async (t) => {
     if (server === null) return t.skip(skip());
     await db.ping(2000);
