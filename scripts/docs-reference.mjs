@@ -210,6 +210,24 @@ export const LIMITS = [
     ],
   },
   {
+    area: "PostgreSQL client (`keel/postgres`)",
+    page: "../features/postgres.md",
+    rows: [
+      ["lib/postgres/options.ts", "DEFAULT_MAX_MESSAGE_BYTES", null, "bytes", "One server message (`maxMessageBytes`; then the connection closes with 08006)"],
+      ["lib/postgres/options.ts", "DEFAULT_MAX_RESULT_BYTES", null, "bytes", "Row bytes of one statement's result (`maxResultBytes`; then ResultTooLargeError, the rest discarded)"],
+      ["lib/postgres/options.ts", "DEFAULT_STATEMENT_CACHE_SIZE", null, "count", "Prepared statements per connection (`statementCacheSize`; the least recently used is closed)"],
+      ["lib/postgres/options.ts", "DEFAULT_MAX_PIPELINE", null, "count", "Statements in flight on one connection (`maxPipeline`)"],
+      ["lib/postgres/options.ts", "DEFAULT_POOL_MAX", null, "count", "Connections (`max`)"],
+      ["lib/postgres/options.ts", "DEFAULT_MAX_WAITING", null, "count", "Callers waiting for a connection (`maxWaiting`; then KEEL_POOL_QUEUE_FULL)"],
+      ["lib/postgres/options.ts", "DEFAULT_ACQUIRE_TIMEOUT_MS", null, "ms", "Wait for a connection (`acquireTimeoutMs`; then KEEL_POOL_TIMEOUT)"],
+      ["lib/postgres/options.ts", "DEFAULT_CONNECT_TIMEOUT_MS", null, "ms", "Connect, TLS and authentication (`connectTimeoutMs`; then 08001)"],
+      ["lib/postgres/options.ts", "DEFAULT_IDLE_TIMEOUT_MS", null, "ms", "An idle connection (`idleTimeoutMs`)"],
+      ["lib/postgres/options.ts", "DEFAULT_MAX_LIFETIME_MS", null, "ms", "A connection's life (`maxLifetimeMs`)"],
+      ["lib/postgres/options.ts", "DEFAULT_DRAIN_TIMEOUT_MS", null, "ms", "close() waiting for running statements (`drainTimeoutMs`)"],
+      ["lib/postgres/listener.ts", "MAX_CHANNELS", null, "count", "LISTEN channels"],
+    ],
+  },
+  {
     area: "Jobs (`keel/jobs`)",
     page: "api/jobs.md",
     rows: [

@@ -1,0 +1,136 @@
+// Frontend messages of the wire protocol (protocol version 3.0), each built into one Buffer:
+// a type byte, an Int32 length that counts itself, then the body. Strings are NUL-terminated
+// UTF-8; a NUL inside one would end it early, so it is refused (the server would read two fields).
+
+export const PROTOCOL_VERSION = 196608; // 3.0
+export const SSL_REQUEST_CODE = 80877103;
+export const CANCEL_REQUEST_CODE = 80877102;
+
+function cstring(value: string, what: string): Buffer {
+  if (value.includes("\0")) throw new TypeError(`${what} must not contain a NUL character`);
+  return Buffer.from(value + "\0", "utf8");
+}
+
+function message(type: string, body: Buffer): Buffer {
+  const out = Buffer.allocUnsafe(5 + body.length);
+  out[0] = type.charCodeAt(0);
+  out.writeInt32BE(4 + body.length, 1);
+  body.copy(out, 5);
+  return out;
+}
+
+function int16(value: number): Buffer {
+  const b = Buffer.allocUnsafe(2);
+  b.writeInt16BE(value, 0);
+  return b;
+}
+
+function int32(value: number): Buffer {
+  const b = Buffer.allocUnsafe(4);
+  b.writeInt32BE(value, 0);
+  return b;
+}
+
+/** StartupMessage: no type byte; the parameters as name/value pairs. */
+export function startupMessage(parameters: Readonly<Record<string, string>>): Buffer {
+  const parts: Buffer[] = [int32(PROTOCOL_VERSION)];
+  for (const [name, value] of Object.entries(parameters)) parts.push(cstring(name, "a startup parameter"), cstring(value, `startup parameter ${name}`));
+  parts.push(Buffer.from([0]));
+  const body = Buffer.concat(parts);
+  return Buffer.concat([int32(body.length + 4), body]);
+}
+
+export function sslRequest(): Buffer {
+  return Buffer.concat([int32(8), int32(SSL_REQUEST_CODE)]);
+}
+
+export function cancelRequest(processId: number, secretKey: number): Buffer {
+  return Buffer.concat([int32(16), int32(CANCEL_REQUEST_CODE), int32(processId), int32(secretKey)]);
+}
+
+export function passwordMessage(password: string): Buffer {
+  return message("p", cstring(password, "the password"));
+}
+
+export function saslInitialResponse(mechanism: string, data: Buffer): Buffer {
+  return message("p", Buffer.concat([cstring(mechanism, "the mechanism"), int32(data.length), data]));
+}
+
+export function saslResponse(data: Buffer): Buffer {
+  return message("p", data);
+}
+
+export function simpleQuery(text: string): Buffer {
+  return message("Q", cstring(text, "the statement"));
+}
+
+/** Parse with every parameter type left for the server to infer (OID 0). */
+export function parse(name: string, text: string, parameterCount: number): Buffer {
+  const types = Buffer.alloc(2 + 4 * parameterCount);
+  types.writeInt16BE(parameterCount, 0);
+  return message("P", Buffer.concat([cstring(name, "a statement name"), cstring(text, "the statement"), types]));
+}
+
+/** Describe a prepared statement ('S'): ParameterDescription, then RowDescription or NoData. */
+export function describeStatement(name: string): Buffer {
+  return message("D", Buffer.concat([Buffer.from("S"), cstring(name, "a statement name")]));
+}
+
+/** Bind the unnamed portal: every parameter and every result column in text format. */
+export function bind(statement: string, values: readonly (string | null)[]): Buffer {
+  let size = 1 + Buffer.byteLength(statement) + 1 + 2 + 2 + 2;
+  const encoded: (Buffer | null)[] = new Array(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    const b = v === null ? null : Buffer.from(v, "utf8");
+    encoded[i] = b;
+    size += 4 + (b === null ? 0 : b.length);
+  }
+  const out = Buffer.allocUnsafe(1 + 4 + size);
+  out[0] = 0x42; // 'B'
+  out.writeInt32BE(out.length - 1, 1);
+  let at = 5;
+  out[at++] = 0; // unnamed portal
+  at += out.write(statement, at, "utf8");
+  out[at++] = 0;
+  out.writeInt16BE(0, at); // no parameter format codes: all text
+  at += 2;
+  out.writeInt16BE(values.length, at);
+  at += 2;
+  for (const b of encoded) {
+    if (b === null) {
+      out.writeInt32BE(-1, at);
+      at += 4;
+    } else {
+      out.writeInt32BE(b.length, at);
+      at += 4;
+      b.copy(out, at);
+      at += b.length;
+    }
+  }
+  out.writeInt16BE(0, at); // no result format codes: all text
+  return out;
+}
+
+const EXECUTE_ALL = message("E", Buffer.concat([Buffer.from([0]), int32(0)]));
+const SYNC = message("S", Buffer.alloc(0));
+const TERMINATE = message("X", Buffer.alloc(0));
+
+/** Execute the unnamed portal, every row. */
+export function execute(): Buffer {
+  return EXECUTE_ALL;
+}
+
+export function sync(): Buffer {
+  return SYNC;
+}
+
+export function terminate(): Buffer {
+  return TERMINATE;
+}
+
+export function closeStatement(name: string): Buffer {
+  return message("C", Buffer.concat([Buffer.from("S"), cstring(name, "a statement name")]));
+}
+
+export { int16 };
