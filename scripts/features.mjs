@@ -53,6 +53,7 @@ export const FEATURES = [
   { name: "multipart", entry: "lib/web/multipart/index.ts", requires: [], description: "multipart(): streaming multipart/form-data uploads to temp files or sinks, with limits" },
   { name: "static", entry: "lib/web/static/index.ts", requires: [], description: "serveStatic(): files under a prefix with ETags, ranges and precompressed siblings" },
   { name: "fetch", entry: "lib/web/fetch/index.ts", requires: [], description: "fetchHandler(app): the app as a Web fetch handler (Request in, Response out); mountFetch(prefix, handler): a Web fetch handler (Hono, better-auth) under a prefix, inside the app's layers" },
+  { name: "versions", entry: "lib/versions/index.ts", requires: ["openapi"], description: "versions(): API versions chosen by path prefix, header, query or Accept parameter, Deprecation/Sunset headers, the OpenAPI document of one version" },
 ];
 
 const BY_NAME = new Map(FEATURES.map((f) => [f.name, f]));
@@ -133,6 +134,7 @@ export const PACKAGE_ENTRIES = [
   { subpath: "./replay", entry: "lib/replay/index.ts", out: "replay" },
   { subpath: "./otel", entry: "lib/otel/index.ts", out: "otel" },
   { subpath: "./redis", entry: "lib/redis/index.ts", out: "redis" },
+  { subpath: "./versions", entry: "lib/versions/index.ts", out: "versions" },
 ];
 
 /** The package.json `exports` value PACKAGE_ENTRIES stands for. */
