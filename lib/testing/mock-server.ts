@@ -239,6 +239,6 @@ export class MockServer {
 }
 
 /** Start a mock server on a free loopback port: `const mock = await mockServer()`. */
-export function mockServer(options: MockServerOptions = {}): Promise<MockServer> {
+export async function mockServer(options: MockServerOptions = {}): Promise<MockServer> {
   return new MockServer(options).listen(options.host);
 }

@@ -226,7 +226,7 @@ describe("deprecated versions", () => {
 
   it("keep a Link the route already set", async () => {
     const api = versions({ by: "header" }, [
-      version("1", [route.get("/x", [], () => { throw new ApiError(410, "gone" as never, "gone", { headers: { link: "</docs>; rel=help" } }); })], { deprecated: { date: DEPRECATED_AT, link: "https://example.com/d" } }),
+      version("1", [route.get("/x", [], () => { throw new ApiError(410, "gone", "gone", { headers: { link: "</docs>; rel=help" } }); })], { deprecated: { date: DEPRECATED_AT, link: "https://example.com/d" } }),
     ]);
     const app = new App({ logger: silentLogger }).register(api);
     const res = await app.inject({ url: "/x", headers: { "api-version": "1" } });
