@@ -54,6 +54,7 @@ export const FEATURES = [
   { name: "static", entry: "lib/web/static/index.ts", requires: [], description: "serveStatic(): files under a prefix with ETags, ranges and precompressed siblings" },
   { name: "fetch", entry: "lib/web/fetch/index.ts", requires: [], description: "fetchHandler(app): the app as a Web fetch handler (Request in, Response out); mountFetch(prefix, handler): a Web fetch handler (Hono, better-auth) under a prefix, inside the app's layers" },
   { name: "versions", entry: "lib/versions/index.ts", requires: ["openapi"], description: "versions(): API versions chosen by path prefix, header, query or Accept parameter, Deprecation/Sunset headers, the OpenAPI document of one version" },
+  { name: "testing", entry: "lib/testing/index.ts", requires: [], description: "mockServer(): a loopback server answering declared expectations (method, path, query, headers, body; reply, delay, fault) with verify(), for testing an app's outgoing calls" },
 ];
 
 const BY_NAME = new Map(FEATURES.map((f) => [f.name, f]));
@@ -135,6 +136,7 @@ export const PACKAGE_ENTRIES = [
   { subpath: "./otel", entry: "lib/otel/index.ts", out: "otel" },
   { subpath: "./redis", entry: "lib/redis/index.ts", out: "redis" },
   { subpath: "./versions", entry: "lib/versions/index.ts", out: "versions" },
+  { subpath: "./testing", entry: "lib/testing/index.ts", out: "testing" },
 ];
 
 /** The package.json `exports` value PACKAGE_ENTRIES stands for. */
