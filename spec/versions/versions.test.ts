@@ -181,8 +181,14 @@ describe("versions by Accept parameter", () => {
   });
 
   it("takes the most preferred range that names a version", async () => {
-    const res = await app.inject({ url: "/users/7", headers: { accept: "application/json; version=1; q=0.4, application/json; version=2; q=0.9" } });
-    assert.deepEqual(res.json(), { id: 7, givenName: "Ada", familyName: "Lovelace" });
+    for (const accept of ["application/json; version=1; q=0.4, application/json; version=2; q=0.9", "application/json; version=2; q=0.9, application/json; version=1; q=0.4"]) {
+      const res = await app.inject({ url: "/users/7", headers: { accept } });
+      assert.deepEqual(res.json(), { id: 7, givenName: "Ada", familyName: "Lovelace" }, accept);
+    }
+  });
+
+  it("never selects by a range the client refuses (q=0)", async () => {
+    assertUniformError(await app.inject({ url: "/users/7", headers: { accept: "application/json; version=1; q=0" } }), 406, "not_acceptable");
   });
 
   it("answers an unknown or missing version with the uniform 406", async () => {
