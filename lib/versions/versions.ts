@@ -40,7 +40,7 @@ const DEFAULT_NAMES: Record<Exclude<VersionStrategy, "path">, string> = { header
 interface Served {
   readonly version: string;
   /** The version's own routes, layers and extractors (an App that is never listened on). */
-  app: App | null;
+  readonly app: App;
   /** Adds Vary and the deprecation headers to the version's answer. */
   readonly finish: (reply: Reply) => Reply;
 }
@@ -184,7 +184,7 @@ export class ApiVersions {
       return refused;
     }
     // The version's App routes the same method and path: its route's layers, extractors and handler.
-    const r = served.app!.chainFor(ctx)(ctx);
+    const r = served.app.chainFor(ctx)(ctx);
     return isPromise(r) ? r.then(served.finish) : served.finish(r);
   }
 }
