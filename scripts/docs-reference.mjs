@@ -228,6 +228,15 @@ export const LIMITS = [
     ],
   },
   {
+    area: "Mock server for tests (`keel/testing`)",
+    page: "../features/testing.md",
+    rows: [
+      ["lib/testing/mock-server.ts", "DEFAULT_MOCK_MAX_REQUESTS", null, "count", "Received and unmatched requests kept, each (`maxRequests`; older ones counted)"],
+      ["lib/testing/mock-server.ts", "DEFAULT_MOCK_MAX_BODY_BYTES", null, "bytes", "One request body (`maxBodyBytes`; then 413, not kept)"],
+      ["lib/testing/mock-server.ts", "MAX_MOCK_EXPECTATIONS", null, "count", "Expectations one server holds (then `expect()` throws)"],
+    ],
+  },
+  {
     area: "Jobs (`keel/jobs`)",
     page: "api/jobs.md",
     rows: [

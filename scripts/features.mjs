@@ -55,6 +55,8 @@ export const FEATURES = [
   { name: "multipart", entry: "lib/web/multipart/index.ts", requires: [], description: "multipart(): streaming multipart/form-data uploads to temp files or sinks, with limits" },
   { name: "static", entry: "lib/web/static/index.ts", requires: [], description: "serveStatic(): files under a prefix with ETags, ranges and precompressed siblings" },
   { name: "fetch", entry: "lib/web/fetch/index.ts", requires: [], description: "fetchHandler(app): the app as a Web fetch handler (Request in, Response out); mountFetch(prefix, handler): a Web fetch handler (Hono, better-auth) under a prefix, inside the app's layers" },
+  { name: "versions", entry: "lib/versions/index.ts", requires: ["openapi"], description: "versions(): API versions chosen by path prefix, header, query or Accept parameter, Deprecation/Sunset headers, the OpenAPI document of one version" },
+  { name: "testing", entry: "lib/testing/index.ts", requires: [], description: "mockServer(): a loopback server answering declared expectations (method, path, query, headers, body; reply, delay, fault) with verify(), for testing an app's outgoing calls" },
 ];
 
 const BY_NAME = new Map(FEATURES.map((f) => [f.name, f]));
@@ -137,6 +139,8 @@ export const PACKAGE_ENTRIES = [
   { subpath: "./redis", entry: "lib/redis/index.ts", out: "redis" },
   { subpath: "./mcp", entry: "lib/mcp/index.ts", out: "mcp" },
   { subpath: "./postgres", entry: "lib/postgres/index.ts", out: "postgres" },
+  { subpath: "./versions", entry: "lib/versions/index.ts", out: "versions" },
+  { subpath: "./testing", entry: "lib/testing/index.ts", out: "testing" },
 ];
 
 /** The package.json `exports` value PACKAGE_ENTRIES stands for. */
