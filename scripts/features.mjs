@@ -44,6 +44,7 @@ export const FEATURES = [
   { name: "replay", entry: "lib/replay/index.ts", requires: [], description: "replay(): sampled request recording with redaction, memory/JSONL stores, admin routes, replayRecord/diffReplay and the replay command" },
   { name: "otel", entry: "lib/otel/index.ts", requires: ["service"], description: "OpenTelemetry: OTLP/HTTP JSON span exporter, samplers, OTEL_* environment, tracedFetch()" },
   { name: "redis", entry: "lib/redis/index.ts", requires: ["stores", "jobs"], description: "our own Redis client (RESP2/3 over node:net/tls), redisStore with atomic Lua operations for the traffic layers and sessions, RedisJobStore (leased at-least-once jobs across processes)" },
+  { name: "sqlite", entry: "lib/sqlite/index.ts", requires: [], description: "openSqlite(): SQLite on node:sqlite (Node 22.13+) as a SqlDatabase, the sql tag, transactions with savepoints, migrate() over plain .sql files" },
   { name: "sse", entry: "lib/sse/index.ts", requires: [], description: "sse(): server-sent event streams with keep-alive, backpressure and Last-Event-ID, ended when the app drains" },
   { name: "ws", entry: "lib/ws/index.ts", requires: [], description: "websockets(): RFC 6455 for route.ws routes, permessage-deflate, heartbeats, rooms" },
   { name: "cookies", entry: "lib/web/cookies/index.ts", requires: [], description: "cookieSigner() and signedCookie(): HMAC-signed cookies with key rotation" },
@@ -133,6 +134,7 @@ export const PACKAGE_ENTRIES = [
   { subpath: "./replay", entry: "lib/replay/index.ts", out: "replay" },
   { subpath: "./otel", entry: "lib/otel/index.ts", out: "otel" },
   { subpath: "./redis", entry: "lib/redis/index.ts", out: "redis" },
+  { subpath: "./sqlite", entry: "lib/sqlite/index.ts", out: "sqlite" },
 ];
 
 /** The package.json `exports` value PACKAGE_ENTRIES stands for. */

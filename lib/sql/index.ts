@@ -2,3 +2,4 @@
 export { sql, isSqlFragment, SqlFragment, SqlIdentifier, SqlList, type SqlTag, type SqlPart } from "./fragment.js";
 export { renderSql, quoteIdentifier, type SqlDialect, type RenderedSql } from "./render.js";
 export type { SqlDatabase, SqlExecutor, SqlTransaction, SqlRows, SqlRow, SqlQueryOptions } from "./database.js";
+export { migrate, readMigrations, migrationChecksum, MigrationError, MIGRATION_LOCK_KEY, type MigrateOptions, type AppliedMigration } from "./migrations.js";
