@@ -5,4 +5,4 @@ export type { SqliteDatabase, SqliteTransaction, SqliteBeginOptions, SqliteTrans
 export { SqliteUnavailableError, MIN_NODE_FOR_SQLITE, nodeHasSqlite } from "./node-sqlite.js";
 export { SqliteBusyError } from "./work-queue.js";
 export type { IntegerMode } from "./values.js";
-export { sql, migrate, type SqlDatabase, type SqlTransaction, type SqlExecutor, type SqlRows, type SqlRow, type SqlQueryOptions, type SqlFragment, type MigrateOptions, type AppliedMigration } from "../sql/index.js";
+export { sql, migrate, MigrationError, type SqlDatabase, type SqlTransaction, type SqlExecutor, type SqlRows, type SqlRow, type SqlQueryOptions, type SqlFragment, type MigrateOptions, type AppliedMigration } from "../sql/index.js";
