@@ -144,7 +144,10 @@ describe("migrate on Postgres (the statements, on a fake)", () => {
       sql: (strings, ...values) => run(sql(strings, ...values)) as never,
       query: (fragment) => run(fragment) as never,
       savepoint: (fn) => fn(tx),
-      executeScript: (text) => void log.push(`script: ${text.trim().split("\n")[0]}`) ?? Promise.resolve(),
+      executeScript: (text) => {
+        log.push(`script: ${text.trim().split("\n")[0]}`);
+        return Promise.resolve();
+      },
     };
     const db: SqlDatabase = {
       dialect: "postgres",
