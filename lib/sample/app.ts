@@ -14,7 +14,9 @@ import { websockets } from "../ws/index.js";
 import { authRoutes, jwtSecretFor } from "./auth.js";
 import { createSampleJobQueue, jobRoutes } from "./jobs.js";
 import { broken, echoText, hello, listProjects, ping } from "./system.js";
-import { UserStore, userRoutes } from "./users.js";
+import { UserStore, userRoutes, type UserTable } from "./users.js";
+import { SqlUserTable } from "./sql-users.js";
+import type { SqlDatabase } from "../sql/index.js";
 import { eventRoutes } from "./events.js";
 import { realtimeRoutes, sampleChatRooms } from "./realtime.js";
 import { registerSampleObservability, sampleReplay } from "./observability.js";
@@ -34,8 +36,13 @@ export interface SampleAppOptions {
   jwtSecret?: string;
   /** Origins allowed by CORS with credentials (default none: CORS off). */
   corsOrigins?: readonly string[];
-  /** The user table (default: a fresh seeded store for this app). */
-  users?: UserStore;
+  /** The user table (default: over `database` when given, else a fresh seeded store in memory for this app). */
+  users?: UserTable;
+  /**
+   * The database of the user table (main.ts: SQLite under --data-dir, or Postgres), migrated
+   * already. The app closes it on shutdown, after the job queue drained.
+   */
+  database?: SqlDatabase;
   /** The background job queue (default: an in-memory queue; started on listen, drained on shutdown). */
   jobs?: JobQueue;
   /** Bearer token of the admin endpoints (insight, replay); none: they do not exist. */
@@ -71,7 +78,7 @@ export interface SampleAppOptions {
  * The sample's routes with their layers, as a typed tuple: `client<SampleRoutes>(url)` checks
  * paths, parameters, bodies and answers against it.
  */
-export function sampleRoutes(users: UserStore, jobs: JobQueue, secret: string, shared: SampleSharedState = {}) {
+export function sampleRoutes(users: UserTable, jobs: JobQueue, secret: string, shared: SampleSharedState = {}) {
   // Per process even with Redis: it holds the user list, and each instance has its own user table.
   const cache = responseCache({ ttlMs: 30_000 });
   const { getUser, createUser, listUsers } = userRoutes(users, cache, shared.idempotency);
@@ -99,7 +106,7 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
   const app = new App({ ...defined({ env: options.env }), logger });
   // Database driver errors thrown by handlers become the uniform 409/400/404/503 (SPEC Errors rule 5).
   app.mapErrors(mapDatabaseError);
-  const users = options.users ?? new UserStore();
+  const users = options.users ?? (options.database === undefined ? new UserStore() : new SqlUserTable(options.database));
   const shared = options.redis === undefined ? {} : redisSharedState(options.redis, defined({ jobLeaseMs: options.jobLeaseMs }));
   const jobs =
     options.jobs ??
@@ -138,6 +145,7 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
     stopping = true;
     await jobs.drain(8_000);
     await options.redis?.close();
+    await options.database?.close();
     await prod?.flush();
   });
 
