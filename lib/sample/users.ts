@@ -153,7 +153,7 @@ export function userRoutes(users: UserTable, cache: ResponseCache, idempotencySt
   );
   const createUser = route.post(
     "/users",
-    { tag: "users", summary: "Create a user (send Idempotency-Key to make retries safe)", responses: { 201: User }, layers: [onceByKey] },
+    { tag: "users", summary: "Create a user (send Idempotency-Key to make retries safe)", responses: { 201: User, 409: "A user has this email already" }, layers: [onceByKey] },
     [json(CreateUser)],
     async (body) => {
       // A taken email: the table's unique violation propagates; the app's mapDatabaseError answers 409.
