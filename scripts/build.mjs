@@ -29,6 +29,8 @@ const TYPE_KINDS = new Set(["interface", "type"]);
 export const SAMPLE_ENTRY = "lib/sample/main.ts";
 /** The sample's static files (served at /static), copied beside dist/server.js as dist/public. */
 export const SAMPLE_PUBLIC_DIR = "lib/sample/public";
+/** The sample's SQL migrations (one folder per dialect), copied beside dist/server.js as dist/migrations. */
+export const SAMPLE_MIGRATIONS_DIR = "lib/sample/migrations";
 /** Name of the generated module that re-exports the chosen features (JS and d.ts). */
 const FEATURES_MODULE = "keel-features";
 
@@ -131,6 +133,9 @@ function writeServer(outDir, text, inputs) {
   // server.js finds its static files next to itself (lib/sample/web.ts: new URL("./public/", import.meta.url)).
   rmSync(join(outDir, "public"), { recursive: true, force: true });
   cpSync(join(root, SAMPLE_PUBLIC_DIR), join(outDir, "public"), { recursive: true });
+  // ...and its migrations (lib/sample/database.ts: new URL("./migrations/<dialect>/", import.meta.url)).
+  rmSync(join(outDir, "migrations"), { recursive: true, force: true });
+  cpSync(join(root, SAMPLE_MIGRATIONS_DIR), join(outDir, "migrations"), { recursive: true });
   writeStamp(outDir, inputs);
 }
 

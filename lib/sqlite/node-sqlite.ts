@@ -47,9 +47,38 @@ export function loadNodeSqlite(): Promise<NativeSqlite> {
   if (!nodeHasSqlite(running)) return Promise.reject(unavailable());
   // A variable specifier: bundlers and tsc leave it alone, and Node 20 never resolves it.
   const specifier = "node:sqlite";
-  loaded = (import(specifier) as Promise<NativeSqlite>).catch((err: unknown) => {
-    loaded = null;
-    throw unavailable(err);
-  });
+  const restore = withoutSqliteWarning();
+  loaded = (import(specifier) as Promise<NativeSqlite>).then(
+    (module) => {
+      restore();
+      return module;
+    },
+    (err: unknown) => {
+      restore();
+      loaded = null;
+      throw unavailable(err);
+    },
+  );
   return loaded;
+}
+
+/**
+ * Node 22 prints "ExperimentalWarning: SQLite is an experimental feature" on stderr when the
+ * module loads (24 and later do not): a plain-text line in a service that logs JSON, and a second
+ * line where a startup failure promises one. Only that warning, only while the module loads, is
+ * dropped; every other warning goes through. Returns the function that puts emitWarning back.
+ */
+function withoutSqliteWarning(): () => void {
+  const original = process.emitWarning;
+  const filtered = function (this: unknown, warning: string | Error, ...rest: unknown[]): void {
+    const type = typeof rest[0] === "string" ? rest[0] : (rest[0] as { type?: unknown } | undefined)?.type;
+    const text = typeof warning === "string" ? warning : warning.message;
+    const kind = typeof warning === "string" ? type : warning.name;
+    if (kind === "ExperimentalWarning" && text.startsWith("SQLite is an experimental feature")) return;
+    (original as (...args: unknown[]) => void).call(process, warning, ...rest);
+  };
+  process.emitWarning = filtered as typeof process.emitWarning;
+  return () => {
+    if (process.emitWarning === filtered) process.emitWarning = original;
+  };
 }

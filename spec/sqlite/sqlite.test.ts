@@ -3,10 +3,13 @@
 // the wait queue's bound, rows checked against a schema, ping and close. On Node before 22.13:
 // the clear error naming the running Node.
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { t } from "../../lib/index.js";
 import { mapDatabaseError } from "../../lib/db-errors/index.js";
 import { MIN_NODE_FOR_SQLITE, nodeHasSqlite, openSqlite, sql, SqliteUnavailableError, type SqliteDatabase } from "../../lib/sqlite/index.js";
@@ -47,6 +50,13 @@ describe("keel/sqlite", needsSqlite, () => {
   after(async () => {
     await db.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("loading node:sqlite prints no ExperimentalWarning line (Node 22 would); other warnings still print", async () => {
+    const fixture = fileURLToPath(new URL("./fixtures/open-memory.ts", import.meta.url));
+    const { stderr } = await promisify(execFile)(process.execPath, ["--import", "tsx", fixture]);
+    assert.doesNotMatch(stderr, /SQLite is an experimental feature/);
+    assert.match(stderr, /ExperimentalWarning: another experimental thing/);
   });
 
   it("opens in WAL mode with a busy timeout and foreign keys on", async () => {
