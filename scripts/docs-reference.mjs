@@ -210,6 +210,15 @@ export const LIMITS = [
     ],
   },
   {
+    area: "SQLite (`keel/sqlite`)",
+    page: "../features/sqlite.md",
+    rows: [
+      ["lib/sqlite/open-sqlite.ts", "DEFAULT_STATEMENT_CACHE_SIZE", null, "count", "Prepared statements kept (`statementCacheSize`; then the least recently used is dropped)"],
+      ["lib/sqlite/open-sqlite.ts", "DEFAULT_MAX_QUEUE", null, "count", "Calls waiting while a transaction holds the database (`maxQueue`; then SQLITE_BUSY, a 503)"],
+      ["lib/sqlite/open-sqlite.ts", "DEFAULT_BUSY_TIMEOUT_MS", null, "ms", "Wait for another connection's lock or this database's open transaction (`busyTimeoutMs`; then SQLITE_BUSY)"],
+    ],
+  },
+  {
     area: "Jobs (`keel/jobs`)",
     page: "api/jobs.md",
     rows: [
@@ -301,6 +310,7 @@ export const NOT_LIMITS = {
   "lib/grpc/proto/parser.ts:MAX_FIELD_NUMBER": "the protobuf format's largest field number",
   "lib/redis/client/resp-parser.ts:DEFAULT_RESP_LIMITS": "the three reply limits listed, as one object",
   "lib/redis/jobs/redis-job-store.ts:DEFAULT_JOB_PREFIX": "a key prefix",
+  "lib/sample/database.ts:DEFAULT_DATA_DIR": "a directory",
   "lib/middleware/security-headers/security-headers.ts:DEFAULT_CONTENT_SECURITY_POLICY": "a header value",
   "lib/metrics/histogram.ts:DEFAULT_SECONDS_BUCKETS": "histogram buckets",
   "lib/metrics/http-metrics.ts:DEFAULT_BODY_SIZE_BUCKETS": "histogram buckets",
