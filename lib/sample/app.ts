@@ -16,7 +16,7 @@ import { createSampleJobQueue, jobRoutes } from "./jobs.js";
 import { broken, echoText, hello, listProjects, ping } from "./system.js";
 import { UserStore, userRoutes, type UserTable } from "./users.js";
 import { SqlUserTable } from "./sql-users.js";
-import type { SqlDatabase } from "../sql/index.js";
+import type { SqlDatabase } from "../sqlite/index.js";
 import { eventRoutes } from "./events.js";
 import { realtimeRoutes, sampleChatRooms } from "./realtime.js";
 import { registerSampleObservability, sampleReplay } from "./observability.js";

@@ -6,8 +6,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "../index.js";
-import { migrate, type AppliedMigration, type SqlDatabase } from "../sql/index.js";
-import { MIN_NODE_FOR_SQLITE, nodeHasSqlite, openSqlite } from "../sqlite/index.js";
+import { migrate, MIN_NODE_FOR_SQLITE, nodeHasSqlite, openSqlite, type AppliedMigration, type SqlDatabase } from "../sqlite/index.js";
 
 /** Default of --data-dir / KEEL_DATA_DIR, relative to the working directory. */
 export const DEFAULT_DATA_DIR = "./data";

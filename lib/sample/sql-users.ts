@@ -1,7 +1,7 @@
 // The sample's user table in a database (SQLite or Postgres, through SqlDatabase). The SQL is the
 // same for both: `insert ... returning` exists in SQLite 3.35+ and Postgres. The table and its
 // twelve seed users come from the migrations under lib/sample/migrations/<dialect>/.
-import type { SqlDatabase } from "../sql/index.js";
+import type { SqlDatabase } from "../sqlite/index.js";
 import type { UserRecord, UserTable } from "./users.js";
 
 interface UserRow {
