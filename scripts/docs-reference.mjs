@@ -310,7 +310,6 @@ export const NOT_LIMITS = {
   "lib/grpc/proto/parser.ts:MAX_FIELD_NUMBER": "the protobuf format's largest field number",
   "lib/redis/client/resp-parser.ts:DEFAULT_RESP_LIMITS": "the three reply limits listed, as one object",
   "lib/redis/jobs/redis-job-store.ts:DEFAULT_JOB_PREFIX": "a key prefix",
-  "lib/sample/database.ts:DEFAULT_DATA_DIR": "a directory",
   "lib/middleware/security-headers/security-headers.ts:DEFAULT_CONTENT_SECURITY_POLICY": "a header value",
   "lib/metrics/histogram.ts:DEFAULT_SECONDS_BUCKETS": "histogram buckets",
   "lib/metrics/http-metrics.ts:DEFAULT_BODY_SIZE_BUCKETS": "histogram buckets",
