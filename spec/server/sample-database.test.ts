@@ -84,6 +84,18 @@ describe("the sample on SQLite, in process", needsSqlite, () => {
   });
 });
 
+describe("the sample's database and shutdown", needsSqlite, () => {
+  it("the app closes the database it was given when it shuts down", async () => {
+    const own = await openSqlite(":memory:");
+    await migrateSample(own, captureLogger());
+    const server = await createSampleApp({ logger: captureLogger(), env: "development", database: own }).listen({ port: 0 });
+    assert.equal((await sendWithin(`${server.url}/users/1`)).status, 200);
+    await own.ping();
+    await server.close();
+    await assert.rejects(own.ping(), /the database is closed/);
+  });
+});
+
 describe("the sample as a process", () => {
   it("keeps users in <data dir>/keel-sample.db: a user made before a restart is there after it", needsSqlite, async () => {
     const dataDir = join(root, "restart");
