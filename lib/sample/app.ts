@@ -123,6 +123,10 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
     // restarting the process would not bring Redis back.
     const redis = options.redis;
     if (redis !== undefined) prod.check("redis", () => redis.command(["PING"]));
+    // The user table's database is critical too: while it does not answer a trivial statement
+    // within 2 s, /ready is 503 (the user routes would fail anyway).
+    const database = options.database;
+    if (database !== undefined) prod.check("database", () => database.ping(2_000));
     // Why a check fails (internal addresses) is shown to the admin token's bearer only.
     if (options.adminToken !== undefined) prod.probeAdminToken(options.adminToken);
     app.register(prod);

@@ -103,6 +103,9 @@ describe("the sample as a process", () => {
     let id: number;
     try {
       assert.match(first.output(), /"msg":"users are kept in SQLite"/);
+      const health = await sendWithin(`${first.url}/health`);
+      assert.equal(health.status, 200, health.body);
+      assert.equal((JSON.parse(health.body) as { checks: Record<string, { status: string }> }).checks["database"]?.status, "ok", health.body);
       const made = await sendWithin(`${first.url}/users`, { method: "POST", headers: JSON_BODY, body: userBody("survivor@example.com") });
       assert.equal(made.status, 201, made.body);
       id = (JSON.parse(made.body) as { id: number }).id;
