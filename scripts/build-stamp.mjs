@@ -6,7 +6,7 @@
 // superset of what esbuild bundles, so a new file that changes how an import resolves counts
 // too), scripts/build.mjs and the scripts it imports, package.json (the banner's version;
 // esbuild's module type), tsconfig.json (esbuild reads it) and the installed esbuild's version.
-// Outputs: dist/server.js and dist/public/**, so a missing, edited or half-written output
+// Outputs: dist/server.js, dist/public/** and dist/migrations/**, so a missing, edited or half-written output
 // rebuilds as well. Content hashes, not mtimes: git checkout/stash, `cp -p`, tar, rsync -a and
 // backups can put back a file whose mtime is older than the build, and an mtime check would then
 // serve the stale bundle; hashing the ~3 MiB of inputs costs tens of milliseconds. The build-time
@@ -76,7 +76,7 @@ export function serverInputs(root) {
 /** What the build wrote for the sample, as it is now: { "server.js": sha256, "public/...": ... }. */
 export function serverOutputs(outDir) {
   const outputs = {};
-  for (const path of ["server.js", ...filesUnder(join(outDir, "public"), outDir)]) {
+  for (const path of ["server.js", ...filesUnder(join(outDir, "public"), outDir), ...filesUnder(join(outDir, "migrations"), outDir)]) {
     const full = join(outDir, path);
     outputs[path] = existsSync(full) ? sha256(readFileSync(full)) : null;
   }

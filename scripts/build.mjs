@@ -35,6 +35,8 @@ export const SAMPLE_PUBLIC_DIR = "lib/sample/public";
 export const CLI_ENTRY = "lib/devtool/main.ts";
 /** The sample as an app module (createApp()) for the tool, bundled to dist/sample-app.js. */
 export const SAMPLE_APP_ENTRY = "lib/sample/app-module.ts";
+/** The sample's SQL migrations (one folder per dialect), copied beside dist/server.js as dist/migrations. */
+export const SAMPLE_MIGRATIONS_DIR = "lib/sample/migrations";
 /** Name of the generated module that re-exports the chosen features (JS and d.ts). */
 const FEATURES_MODULE = "keel-features";
 
@@ -162,6 +164,9 @@ function writeServer(outDir, text, inputs) {
   // server.js finds its static files next to itself (lib/sample/web.ts: new URL("./public/", import.meta.url)).
   rmSync(join(outDir, "public"), { recursive: true, force: true });
   cpSync(join(root, SAMPLE_PUBLIC_DIR), join(outDir, "public"), { recursive: true });
+  // ...and its migrations (lib/sample/database.ts: new URL("./migrations/<dialect>/", import.meta.url)).
+  rmSync(join(outDir, "migrations"), { recursive: true, force: true });
+  cpSync(join(root, SAMPLE_MIGRATIONS_DIR), join(outDir, "migrations"), { recursive: true });
   writeStamp(outDir, inputs);
 }
 

@@ -237,6 +237,15 @@ export const LIMITS = [
     ],
   },
   {
+    area: "SQLite (`keel/sqlite`)",
+    page: "../features/sqlite.md",
+    rows: [
+      ["lib/sqlite/open-sqlite.ts", "DEFAULT_STATEMENT_CACHE_SIZE", null, "count", "Prepared statements kept (`statementCacheSize`; then the least recently used is dropped)"],
+      ["lib/sqlite/open-sqlite.ts", "DEFAULT_MAX_QUEUE", null, "count", "Calls waiting while a transaction holds the database (`maxQueue`; then SQLITE_BUSY, a 503)"],
+      ["lib/sqlite/open-sqlite.ts", "DEFAULT_BUSY_TIMEOUT_MS", null, "ms", "Wait for another connection's lock or this database's open transaction (`busyTimeoutMs`; then SQLITE_BUSY)"],
+    ],
+  },
+  {
     area: "Jobs (`keel/jobs`)",
     page: "api/jobs.md",
     rows: [

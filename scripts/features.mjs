@@ -46,6 +46,7 @@ export const FEATURES = [
   { name: "redis", entry: "lib/redis/index.ts", requires: ["stores", "jobs"], description: "our own Redis client (RESP2/3 over node:net/tls), redisStore with atomic Lua operations for the traffic layers and sessions, RedisJobStore (leased at-least-once jobs across processes)" },
   { name: "mcp", entry: "lib/mcp/index.ts", requires: ["openapi", "toon"], description: "mcpServer(app): chosen routes (by tag or name) as MCP tools with schemas from the OpenAPI document, run through inject with every layer; Streamable HTTP at a path of the app (bounded sessions) and serveMcpStdio" },
   { name: "postgres", entry: "lib/postgres/index.ts", requires: [], description: "our own PostgreSQL client (wire protocol over node:net/tls): SCRAM/md5, sslmode, DATABASE_URL, pipelined extended protocol with a bounded statement cache, pool, transactions, cancellation, LISTEN/NOTIFY" },
+  { name: "sqlite", entry: "lib/sqlite/index.ts", requires: [], description: "openSqlite(): SQLite on node:sqlite (Node 22.13+) as a SqlDatabase, the sql tag, transactions with savepoints, migrate() over plain .sql files" },
   { name: "sse", entry: "lib/sse/index.ts", requires: [], description: "sse(): server-sent event streams with keep-alive, backpressure and Last-Event-ID, ended when the app drains" },
   { name: "ws", entry: "lib/ws/index.ts", requires: [], description: "websockets(): RFC 6455 for route.ws routes, permessage-deflate, heartbeats, rooms" },
   { name: "cookies", entry: "lib/web/cookies/index.ts", requires: [], description: "cookieSigner() and signedCookie(): HMAC-signed cookies with key rotation" },
@@ -141,6 +142,7 @@ export const PACKAGE_ENTRIES = [
   { subpath: "./postgres", entry: "lib/postgres/index.ts", out: "postgres" },
   { subpath: "./versions", entry: "lib/versions/index.ts", out: "versions" },
   { subpath: "./testing", entry: "lib/testing/index.ts", out: "testing" },
+  { subpath: "./sqlite", entry: "lib/sqlite/index.ts", out: "sqlite" },
 ];
 
 /** The package.json `exports` value PACKAGE_ENTRIES stands for. */

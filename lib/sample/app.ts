@@ -15,7 +15,9 @@ import { websockets } from "../ws/index.js";
 import { authRoutes, jwtSecretFor } from "./auth.js";
 import { createSampleJobQueue, jobRoutes } from "./jobs.js";
 import { broken, echoText, hello, listProjects, ping } from "./system.js";
-import { UserStore, userRoutes } from "./users.js";
+import { UserStore, userRoutes, type UserTable } from "./users.js";
+import { SqlUserTable } from "./sql-users.js";
+import type { SqlDatabase } from "../sqlite/index.js";
 import { eventRoutes } from "./events.js";
 import { realtimeRoutes, sampleChatRooms } from "./realtime.js";
 import { registerSampleObservability, sampleReplay } from "./observability.js";
@@ -35,8 +37,13 @@ export interface SampleAppOptions {
   jwtSecret?: string;
   /** Origins allowed by CORS with credentials (default none: CORS off). */
   corsOrigins?: readonly string[];
-  /** The user table (default: a fresh seeded store for this app). */
-  users?: UserStore;
+  /** The user table (default: over `database` when given, else a fresh seeded store in memory for this app). */
+  users?: UserTable;
+  /**
+   * The database of the user table (main.ts: SQLite under --data-dir, or Postgres), migrated
+   * already. The app closes it on shutdown, after the job queue drained.
+   */
+  database?: SqlDatabase;
   /** The background job queue (default: an in-memory queue; started on listen, drained on shutdown). */
   jobs?: JobQueue;
   /** Bearer token of the admin endpoints (insight, replay); none: they do not exist. */
@@ -72,7 +79,7 @@ export interface SampleAppOptions {
  * The sample's routes with their layers, as a typed tuple: `client<SampleRoutes>(url)` checks
  * paths, parameters, bodies and answers against it.
  */
-export function sampleRoutes(users: UserStore, jobs: JobQueue, secret: string, shared: SampleSharedState = {}) {
+export function sampleRoutes(users: UserTable, jobs: JobQueue, secret: string, shared: SampleSharedState = {}) {
   // Per process even with Redis: it holds the user list, and each instance has its own user table.
   const cache = responseCache({ ttlMs: 30_000 });
   const { getUser, createUser, listUsers } = userRoutes(users, cache, shared.idempotency);
@@ -100,7 +107,7 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
   const app = new App({ ...defined({ env: options.env }), logger });
   // Database driver errors thrown by handlers become the uniform 409/422/404/503 (SPEC Errors rule 5).
   app.mapErrors(mapDatabaseError);
-  const users = options.users ?? new UserStore();
+  const users = options.users ?? (options.database === undefined ? new UserStore() : new SqlUserTable(options.database));
   const shared = options.redis === undefined ? {} : redisSharedState(options.redis, defined({ jobLeaseMs: options.jobLeaseMs }));
   const jobs =
     options.jobs ??
@@ -117,6 +124,10 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
     // restarting the process would not bring Redis back.
     const redis = options.redis;
     if (redis !== undefined) prod.check("redis", () => redis.command(["PING"]));
+    // The user table's database is critical too: while it does not answer a trivial statement
+    // within 2 s, /ready is 503 (the user routes would fail anyway).
+    const database = options.database;
+    if (database !== undefined) prod.check("database", () => database.ping(2_000));
     // Why a check fails (internal addresses) is shown to the admin token's bearer only.
     if (options.adminToken !== undefined) prod.probeAdminToken(options.adminToken);
     app.register(prod);
@@ -139,6 +150,7 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
     stopping = true;
     await jobs.drain(8_000);
     await options.redis?.close();
+    await options.database?.close();
     await prod?.flush();
   });
 

@@ -4,7 +4,7 @@
 // off unless set), starts when the HTTP server starts and drains with it.
 import { ApiError, type App, type Logger } from "../index.js";
 import { grpcServer, healthService, loadProtoSource, type GrpcListeningServer } from "../grpc/index.js";
-import type { UserStore } from "./users.js";
+import type { UserTable } from "./users.js";
 
 /** The service definition, shipped inside the bundle (dist/server.js has no .proto files beside it). */
 export const USERS_PROTO = `syntax = "proto3";
@@ -53,15 +53,15 @@ export interface SampleGrpcOptions {
 }
 
 /** Start `users.v1.Users` when the app listens; close it (health NOT_SERVING, GOAWAY, drain) on shutdown. */
-export function registerSampleGrpc(app: App, users: UserStore, options: SampleGrpcOptions, logger: Logger): void {
+export function registerSampleGrpc(app: App, users: UserTable, options: SampleGrpcOptions, logger: Logger): void {
   const root = loadProtoSource(USERS_PROTO, "users/v1/users.proto");
   const service = root.services.get("users.v1.Users")!;
   const server = grpcServer({ logger, env: app.runtime.production ? "production" : "development", errorMappers: app.runtime.errorMappers })
     .addService(service, {
-      GetUser: (req: { id: string }): UserMessage => {
+      GetUser: async (req: { id: string }): Promise<UserMessage> => {
         const id = idOf(req.id, "id");
         if (id === 0) throw ApiError.badRequest("id must be at least 1");
-        const user = users.get(id);
+        const user = await users.find(id);
         if (user === undefined) throw ApiError.notFound(`user ${id} not found`);
         return { id: String(user.id), email: user.email };
       },
@@ -70,7 +70,7 @@ export function registerSampleGrpc(app: App, users: UserStore, options: SampleGr
         if (size > MAX_PAGE) throw ApiError.badRequest(`page_size must be at most ${MAX_PAGE}`);
         let after = idOf(req.afterId, "after_id");
         for (;;) {
-          const page = users.page(after, size);
+          const page = await users.pageAfter(after, size);
           for (const u of page) {
             if (call.signal.aborted) return;
             yield { id: String(u.id), email: u.email };

@@ -1,6 +1,6 @@
 // The sample's own settings, declared once: parsed and validated with the service's built-in
 // options (a bad value exits 2 with the reason), listed in `--help`, handed to createSampleApp.
-import type { CliOption } from "../service/index.js";
+import { booleanValue, type CliOption } from "../service/index.js";
 import { parseRedisUrl } from "../redis/index.js";
 
 /** HS256 needs at least 32 bytes of secret (RFC 7518 §3.2); shorter is refused, not padded. */
@@ -145,4 +145,23 @@ export const SAMPLE_SETTINGS = {
     defaultText: "1000",
     parse: countValue(1, 1_000_000),
   } as CliOption<number>,
+  dataDir: {
+    flag: "data-dir",
+    env: "KEEL_DATA_DIR",
+    value: "DIR",
+    description: "Directory of the SQLite file keel-sample.db that keeps the users (Node 22.13+; on Node 20 they are kept in memory); created if missing, migrated on start",
+    defaultText: "./data",
+    parse: (raw: string) => {
+      if (raw.trim() === "") throw new Error("expected a directory");
+      return raw;
+    },
+  } as CliOption<string>,
+  migrate: {
+    flag: "migrate",
+    env: "KEEL_MIGRATE",
+    value: "",
+    description: "Apply the sample's migrations on start when the database is shared (Postgres); SQLite is always migrated on start",
+    defaultText: "off (run `migrate` as a release step)",
+    parse: booleanValue,
+  } as CliOption<boolean>,
 } as const;

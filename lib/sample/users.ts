@@ -1,4 +1,5 @@
-// Users: schemas, an in-memory store (one per app, seeded), and the routes that use it:
+// Users: schemas, the table's interface with its in-memory store (one per app, seeded; the SQL
+// one is sql-users.ts), and the routes that use it:
 // `GET /users/{id}`, `POST /users` (deduplicated by Idempotency-Key) and the cached, negotiated,
 // paginated `GET /api/v1/users` (`limit` up to 100, an opaque `cursor` for the next page).
 import { ApiError, created, json, path, query, raise, route, t, type Static } from "../index.js";
@@ -47,9 +48,31 @@ export type UserRecord = Static<typeof User>;
 
 const SEED = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy", "mallory", "niaj"];
 
-/** The sample's user table. Each app gets its own unless one is passed in. */
-export class UserStore {
+/**
+ * The user table as the routes use it: asynchronous, so a database can stand behind it. The email
+ * is unique: `insert` of a taken one rejects with the database's unique violation, which
+ * keel/db-errors answers 409 (the table's unique index decides, not a look-up before the insert).
+ */
+export interface UserTable {
+  find(id: number): Promise<UserRecord | undefined>;
+  insert(email: string): Promise<UserRecord>;
+  /** Up to `limit` users with ids above `afterId`, in id order (ids only grow). */
+  pageAfter(afterId: number, limit: number): Promise<UserRecord[]>;
+  count(): Promise<number>;
+}
+
+/** The memory table's duplicate email, shaped as PostgreSQL reports one (SQLSTATE 23505), so keel/db-errors maps it as it maps the databases'. */
+export class DuplicateEmailError extends Error {
+  override readonly name = "DuplicateEmailError";
+  readonly code = "23505";
+  readonly constraint = "users_email_key";
+  readonly table = "users";
+}
+
+/** The sample's user table in memory (Node 20, tests). Each app gets its own unless one is passed in. */
+export class UserStore implements UserTable {
   readonly #users = new Map<number, UserRecord>();
+  readonly #emails = new Set<string>();
   /** The same records by ascending id (ids only grow), for pages. */
   readonly #ordered: UserRecord[] = [];
   #nextId = 1;
@@ -63,9 +86,12 @@ export class UserStore {
     return this.#users.get(id);
   }
 
+  /** Adds a user now; a taken email throws DuplicateEmailError, as the SQL table's unique index does. */
   add(email: string): UserRecord {
+    if (this.#emails.has(email)) throw new DuplicateEmailError(`duplicate key value violates unique constraint "users_email_key": ${email}`);
     const user: UserRecord = { id: this.#nextId++, email };
     this.#users.set(user.id, user);
+    this.#emails.add(email);
     this.#ordered.push(user);
     return user;
   }
@@ -89,28 +115,49 @@ export class UserStore {
   list(): UserRecord[] {
     return [...this.#ordered];
   }
+
+  find(id: number): Promise<UserRecord | undefined> {
+    return Promise.resolve(this.get(id));
+  }
+
+  insert(email: string): Promise<UserRecord> {
+    try {
+      return Promise.resolve(this.add(email));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  pageAfter(afterId: number, limit: number): Promise<UserRecord[]> {
+    return Promise.resolve(this.page(afterId, limit));
+  }
+
+  count(): Promise<number> {
+    return Promise.resolve(this.size);
+  }
 }
 
 export type UserRoutes = ReturnType<typeof userRoutes>;
 
 /** `idempotencyStore`: where idempotency records live (default: in memory; Redis with REDIS_URL). */
-export function userRoutes(users: UserStore, cache: ResponseCache, idempotencyStore?: Store<IdempotencyRecord>) {
+export function userRoutes(users: UserTable, cache: ResponseCache, idempotencyStore?: Store<IdempotencyRecord>) {
   const onceByKey = idempotency(defined({ store: idempotencyStore }));
   const getUser = route.get(
     "/users/{id}",
     { tag: "users", summary: "Get a user", responses: { 200: User, 400: "The id is zero", 404: "No user has this id" } },
     [path("id", t.u64())],
-    (id) => {
+    async (id) => {
       if (id === 0) throw ApiError.badRequest("id must be greater than zero");
-      return users.get(id) ?? raise(ApiError.notFound(`user ${id} not found`));
+      return (await users.find(id)) ?? raise(ApiError.notFound(`user ${id} not found`));
     },
   );
   const createUser = route.post(
     "/users",
-    { tag: "users", summary: "Create a user (send Idempotency-Key to make retries safe)", responses: { 201: User }, layers: [onceByKey] },
+    { tag: "users", summary: "Create a user (send Idempotency-Key to make retries safe)", responses: { 201: User, 409: "A user has this email already" }, layers: [onceByKey] },
     [json(CreateUser)],
-    (body) => {
-      const user = users.add(body.email);
+    async (body) => {
+      // A taken email: the table's unique violation propagates; the app's mapDatabaseError answers 409.
+      const user = await users.insert(body.email);
       cache.invalidateTag("users");
       return created(user, { location: `/users/${user.id}` });
     },
@@ -126,12 +173,12 @@ export function userRoutes(users: UserStore, cache: ResponseCache, idempotencySt
       config: { negotiated: true, cache: { tags: ["users"] } },
     },
     [query(ListQuery)],
-    (q) => {
+    async (q) => {
       const limit = q.limit ?? DEFAULT_PAGE_SIZE;
-      const page = users.page(q.cursor === undefined ? 0 : decodeCursor(q.cursor), limit + 1);
+      const page = await users.pageAfter(q.cursor === undefined ? 0 : decodeCursor(q.cursor), limit + 1);
       const more = page.length > limit;
       if (more) page.length = limit;
-      return { users: page, total: users.size, next_cursor: more ? encodeCursor(page[page.length - 1]!.id) : null };
+      return { users: page, total: await users.count(), next_cursor: more ? encodeCursor(page[page.length - 1]!.id) : null };
     },
   );
   return { getUser, createUser, listUsers };

@@ -4,7 +4,7 @@
 import { fileURLToPath } from "node:url";
 import { html, route, t } from "../index.js";
 import { markup, serveStatic, type SafeHtml } from "../web/index.js";
-import type { UserRecord, UserStore } from "./users.js";
+import type { UserRecord, UserTable } from "./users.js";
 
 /** Users shown on the home page; the full table is at GET /api/v1/users, a page at a time. */
 export const HOME_PAGE_USERS = 100;
@@ -38,14 +38,14 @@ ${users.map((u) => markup`<tr><td>${u.id}</td><td><a href="${`/users/${u.id}`}">
 }
 
 /** `GET /`: the users as an HTML page. */
-export function homePage(users: UserStore) {
+export function homePage(users: UserTable) {
   return route.get(
     "/",
     { tag: "web", summary: "The home page: the users as an HTML table", responses: { 200: { description: "An HTML page", contentType: "text/html", schema: t.string() } } },
     [],
-    () => {
-      const all = users.list();
-      return html(layout("keel sample service", usersTable(all.slice(0, HOME_PAGE_USERS), all.length)));
+    async () => {
+      const [first, total] = await Promise.all([users.pageAfter(0, HOME_PAGE_USERS), users.count()]);
+      return html(layout("keel sample service", usersTable(first, total)));
     },
   );
 }

@@ -4,3 +4,4 @@ export { renderSql, quoteIdentifier, type SqlDialect, type RenderedSql } from ".
 export type { SqlDatabase, SqlExecutor, SqlTransaction, SqlRows, SqlRow, SqlQueryOptions } from "./database.js";
 export { transaction, tx, TRANSACTION_KEY } from "./transaction.js";
 export { databaseCheck, DEFAULT_DATABASE_CHECK_TIMEOUT_MS, type DatabaseCheckOptions } from "./check.js";
+export { migrate, readMigrations, migrationChecksum, MigrationError, MIGRATION_LOCK_KEY, type MigrateOptions, type AppliedMigration } from "./migrations.js";

@@ -53,13 +53,23 @@ describe("sample service", () => {
     assert.equal((await get("/users/abc")).status, 422);
   });
 
-  it("POST /users: 201 on a valid body, 422 with one item per failed rule", async () => {
-    const ok = await post("/users", JSON.stringify({ email: "carol@example.com", password: "correct horse" }), "application/json");
+  it("POST /users: 201 on a valid body, 409 for a taken email, 422 with one item per failed rule", async () => {
+    // carol@example.com is a seed user: the email is unique (issue 35), so a new one is used here.
+    const ok = await post("/users", JSON.stringify({ email: "zoe@example.com", password: "correct horse" }), "application/json");
     assert.equal(ok.status, 201);
     const created = JSON.parse(ok.body) as { id: number; email: string };
-    assert.equal(created.email, "carol@example.com");
+    assert.equal(created.email, "zoe@example.com");
     assert.equal(ok.headers["location"], `/users/${created.id}`);
     assert.equal((await get(`/users/${created.id}`)).status, 200);
+
+    for (const taken of ["zoe@example.com", "carol@example.com"]) {
+      const again = await post("/users", JSON.stringify({ email: taken, password: "correct horse" }), "application/json");
+      assert.equal(again.status, 409, again.body);
+      const e = JSON.parse(again.body) as ErrorBody;
+      assert.equal(e.error.type, "conflict");
+      assert.match(e.error_id, ERROR_ID);
+    }
+    assert.equal((await get(`/users/${created.id + 1}`)).status, 404, "the refused inserts made no user");
 
     const bad = await post("/users", JSON.stringify({ email: "not-an-email", password: "short" }), "application/json");
     assert.equal(bad.status, 422);

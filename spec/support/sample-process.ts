@@ -3,6 +3,9 @@
 // test runner fails on JSON lines in its output. Every process started here is SIGKILLed when
 // the test process exits, so a failed test leaves none behind.
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { fileURLToPath } from "node:url";
 
@@ -28,12 +31,15 @@ export interface SampleProcess {
 }
 
 const live = new Set<ChildProcess>();
+/** Data directories made for processes that were given none, removed when the test process exits. */
+const madeDataDirs: string[] = [];
 let exitHookInstalled = false;
 
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.on("exit", () => {
+    for (const dir of madeDataDirs) rmSync(dir, { recursive: true, force: true });
     for (const child of live) {
       try {
         child.kill("SIGKILL");
@@ -44,12 +50,21 @@ function installExitHook(): void {
   });
 }
 
-/** Start the sample with PORT=0 (plus `env`) and wait for its "listening" log line. */
+/**
+ * Start the sample with PORT=0 (plus `env`) and wait for its "listening" log line. Without a
+ * KEEL_DATA_DIR in `env` each process gets a data directory of its own (its SQLite users), so
+ * instances share no users unless a test gives them the same directory.
+ */
 export async function startSample(env: Record<string, string>): Promise<SampleProcess> {
   installExitHook();
+  let dataDir = env["KEEL_DATA_DIR"];
+  if (dataDir === undefined) {
+    dataDir = mkdtempSync(join(tmpdir(), "keel-sample-data-"));
+    madeDataDirs.push(dataDir);
+  }
   const child = spawn(process.execPath, ["--import", "tsx", MAIN], {
     cwd: ROOT,
-    env: { ...process.env, NODE_ENV: "test", KEEL_ENV: "development", PORT: "0", ...env },
+    env: { ...process.env, NODE_ENV: "test", KEEL_ENV: "development", PORT: "0", ...env, KEEL_DATA_DIR: dataDir },
     stdio: ["ignore", "pipe", "pipe"],
   });
   live.add(child);
