@@ -6,10 +6,9 @@ import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { App, json, query, route, t, type InjectResponse } from "../../lib/index.js";
 import { messages, englishMessages, type MessageCatalogue } from "../../lib/messages/index.js";
-import { defaultMessages, selectLanguage } from "../../lib/plugin.js";
+import { selectLanguage } from "../../lib/plugin.js";
 import { compileSchema } from "../../lib/json-schema/index.js";
 import { openApiDocument } from "../../lib/openapi/index.js";
-import { compileTemplate, renderTemplate } from "../../lib/messages/template.js";
 
 const page = readFileSync(new URL("../../docs/features/messages.md", import.meta.url), "utf8");
 /** The German catalogue of the docs page (its JSON block under "A German catalogue"). */
@@ -176,42 +175,6 @@ describe("catalogues", () => {
 });
 
 describe("the English catalogue", () => {
-  const render = (key: keyof typeof englishMessages, params: Record<string, string> = {}): string =>
-    renderTemplate(compileTemplate(englishMessages[key]), params, new Intl.PluralRules("en"));
-  const M = defaultMessages;
-
-  test("its templates write the validators' texts byte for byte", () => {
-    for (const n of [0, 1, 2, 10]) {
-      const limit = String(n);
-      assert.equal(render("length.min", { limit }), M.minLength(n));
-      assert.equal(render("length.max", { limit }), M.maxLength(n));
-      assert.equal(render("minItems", { limit }), M.minItems(n));
-      assert.equal(render("maxItems", { limit }), M.maxItems(n));
-      assert.equal(render("items", { limit }), M.maxItems(n));
-      assert.equal(render("minProperties", { limit }), M.minProperties(n));
-      assert.equal(render("maxProperties", { limit }), M.maxProperties(n));
-      assert.equal(render("contains", { limit }), `must contain at least ${n} matching item${n === 1 ? "" : "s"}`);
-    }
-    for (const n of [-1.5, 0, 18, 1e21]) {
-      const limit = String(n);
-      assert.equal(render("range.minimum", { limit }), M.minimum(n));
-      assert.equal(render("range.maximum", { limit }), M.maximum(n));
-      assert.equal(render("range.exclusiveMinimum", { limit }), M.exclusiveMinimum(n));
-      assert.equal(render("range.exclusiveMaximum", { limit }), M.exclusiveMaximum(n));
-      assert.equal(render("multipleOf", { divisor: limit }), M.multipleOf(n));
-    }
-    assert.equal(render("required"), M.required);
-    assert.equal(render("email"), M.email);
-    assert.equal(render("additionalProperties"), M.additionalProperties);
-    assert.equal(render("uniqueItems"), M.uniqueItems);
-    assert.equal(render("regex", { pattern: "^a{2}$" }), M.pattern("^a{2}$"));
-    assert.equal(render("format", { format: "date-time" }), M.format("date-time"));
-    assert.equal(render("type", { types: "a string or null" }), M.type(["string", "null"]));
-    for (const name of ["string", "integer", "number", "boolean", "object", "array", "null"] as const) {
-      assert.equal(`must be ${render(`types.${name}`)}`, M.type([name]));
-    }
-  });
-
   test("each message the validators write is read back and written again unchanged, on both engines", () => {
     const english = messages({ catalogues: { en: { ...englishMessages } } });
     const app = new App().register(english);
