@@ -21,7 +21,7 @@ export { parseQueryString } from "./core/query.js";
 export { BodyLimitError, declaredLength } from "./core/body.js";
 export { MissingValueError, type RequestInput } from "./core/extractor.js";
 export { runValidation, runStandard } from "./extract/validate.js";
-export { acceptQuality, acceptsIdentity, MAX_ACCEPT_ELEMENTS, parseAccept, parseQValue, rankMediaTypes, selectEncoding, selectMediaType, type AcceptRange } from "./util/accept.js";
+export { acceptQuality, acceptsIdentity, MAX_ACCEPT_ELEMENTS, parseAccept, parseQValue, rankMediaTypes, selectEncoding, selectLanguage, selectMediaType, type AcceptRange } from "./util/accept.js";
 export { isJsonMediaType } from "./util/json-media-type.js";
 
 // Listening and upgrades: the listener seam (keel/tls), the WebSocket protocol seam (keel/ws).

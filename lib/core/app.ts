@@ -136,6 +136,7 @@ export class App {
       liveStreams: new Set(),
       errorMappers: [],
       limits: DEFAULT_SERVER_LIMITS,
+      localize: null,
     };
     this.handler = (req, res) => this.handle(req, res);
   }

@@ -7,7 +7,8 @@ import { JSON_TYPE, Reply } from "./reply.js";
 
 export function errorReply(ctx: Context, thrown: unknown): Reply {
   const rt = ctx.runtime;
-  const err = toApiError(thrown, rt.errorMappers);
+  let err = toApiError(thrown, rt.errorMappers);
+  if (rt.localize) err = rt.localize(err, ctx.req);
   const errorId = newErrorId();
   const reply = new Reply(err.status, errorBodyJson(err, errorId, rt.production), err.headers);
   reply.headers["content-type"] = JSON_TYPE;

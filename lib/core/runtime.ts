@@ -2,7 +2,8 @@
 import type { Logger } from "../util/logger.js";
 import type { ResolvedServerLimits } from "../server/server-limits.js";
 import type { EndsOnDrain } from "./end-on-drain.js";
-import type { ErrorMapper } from "./errors.js";
+import type { IncomingMessage } from "node:http";
+import type { ApiError, ErrorMapper } from "./errors.js";
 
 /**
  * How much of a declared response schema is checked on the way out. "shape" (the serializer
@@ -46,4 +47,9 @@ export interface AppRuntime {
   errorMappers: ErrorMapper[];
   /** Connection limits of the listening server (the defaults until `listen` sets them). */
   limits: ResolvedServerLimits;
+  /**
+   * Rewrites an error before its reply is made (keel/messages: 422 field messages in the
+   * client's language); null (the default) costs one comparison per error reply.
+   */
+  localize: ((err: ApiError, req: IncomingMessage) => ApiError) | null;
 }

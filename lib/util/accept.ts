@@ -1,6 +1,7 @@
 // The one parser of Accept and Accept-Encoding (RFC 9110 §12.4.2, §12.5.1, §12.5.3), used by
-// compression, static files, JSON/TOON negotiation and the metrics endpoint. Rules, the same for
-// both headers (Accept headers in the wild are messy, so each choice is written down):
+// compression, static files, JSON/TOON negotiation and the metrics endpoint, and of
+// Accept-Language (§12.5.4, keel/messages), read like Accept-Encoding. Rules, the same for
+// all (Accept headers in the wild are messy, so each choice is written down):
 //
 // - One linear scan with charCodeAt, no regex, no slices: an element's names are compared in
 //   place, case-insensitively. At most MAX_ACCEPT_ELEMENTS elements are looked at; the rest of
@@ -448,4 +449,44 @@ export function acceptsIdentity(header: string | undefined): boolean {
     } else if (identity < 0 && scan.isCoding("identity")) identity = scan.q;
   }
   return identity >= 0 ? identity > 0 : star !== 0;
+}
+
+/** The tag of `available` (lowercase) that the language range `s[start, end)` picks, or -1. */
+function matchLanguage(s: string, start: number, end: number, available: readonly string[]): number {
+  for (let i = 0; i < available.length; i++) if (equalsLower(s, start, end, available[i]!)) return i;
+  // Basic filtering (RFC 4647 §3.3.1): `de` matches `de-ch`.
+  for (let i = 0; i < available.length; i++) {
+    const tag = available[i]!;
+    if (tag.length > end - start && tag.charCodeAt(end - start) === 45 /* - */ && equalsLower(s, start, end, tag.slice(0, end - start))) return i;
+  }
+  // Lookup's fallback (RFC 4647 §3.4): `de-ch-1996` tries `de-ch`, then `de`.
+  for (let cut = end - 1; cut > start; cut--) {
+    if (s.charCodeAt(cut) !== 45) continue;
+    for (let i = 0; i < available.length; i++) if (equalsLower(s, start, cut, available[i]!)) return i;
+  }
+  return -1;
+}
+
+/**
+ * The best of `available` (lowercase language tags such as "en", "de", "de-ch") for an
+ * Accept-Language header (RFC 9110 §12.5.4), or undefined: no header, no usable range, only `*`,
+ * or nothing matched (the caller answers in its default language). Elements are parsed as the
+ * codings of Accept-Encoding are (a language range is a token; the q rules above). The highest q
+ * wins, the earlier element on a tie; a range matches a tag equal to it, then a tag it is a prefix
+ * of (`de` picks `de-ch`), then its own prefixes (`de-ch` picks `de`). q=0 ranges are skipped.
+ */
+export function selectLanguage(header: string | undefined, available: readonly string[]): string | undefined {
+  if (header === undefined || header === "") return undefined;
+  let best = -1;
+  let bestQ = 0;
+  const scan = new ElementScanner(header, false);
+  while (scan.next()) {
+    if (scan.q <= bestQ || scan.isStar()) continue;
+    const i = matchLanguage(header, scan.start, scan.end, available);
+    if (i >= 0) {
+      best = i;
+      bestQ = scan.q;
+    }
+  }
+  return best < 0 ? undefined : available[best];
 }

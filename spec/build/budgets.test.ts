@@ -28,6 +28,10 @@
 //     Measured after all three (issue 33 so far): hello 17,591, kernel 34,148; then +10 (hello
 //     17,601, kernel 34,163): the writer drops a late stream answer for a gone client, and its
 //     failure line is one function (logStreamFailure) the fetch bridge calls too.
+//   then +20 (hello 17,619) and +21 (kernel 34,177, within its budget): the error-reply hook
+//     keel/messages installs (issue 37: `runtime.localize`, null by default, one test per error
+//     reply), so 422 messages are translated where the body is made; the catalogues, templates
+//     and Accept-Language choice are the feature's.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 // @ts-expect-error plain .mjs script without declarations
@@ -39,7 +43,7 @@ import { measureHelloApp } from "../../scripts/sizes.mjs";
 
 /** Bytes, minified + gzip -9. */
 const BUDGETS = {
-  helloApp: 17_610,
+  helloApp: 17_630,
   kernel: 34_200,
 } as const;
 
