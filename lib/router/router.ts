@@ -67,6 +67,9 @@ export class Router<T> {
   readonly #state: RadixWalkState;
   /** Walk state without a length limit: allowedMethods and the too-long diagnosis. */
   readonly #unlimited = new RadixWalkState(UNLIMITED_PARAM_LENGTH);
+  /** Every route of every method in one table: a 404 asks it once instead of each method's. */
+  readonly #anyStatics = new Set<string>();
+  #anyRoot: RadixNode<null> | null = null;
 
   constructor(options?: RouterOptions) {
     const max = options?.maxParamLength ?? DEFAULT_MAX_PARAM_LENGTH;
@@ -122,7 +125,12 @@ export class Router<T> {
       this.#unlimited.reserve(parsed.paramNames.length);
     }
     table.shapes.set(parsed.shape, record);
-    if (sameShape === undefined) this.#shapeNames.set(parsed.shape, record);
+    if (sameShape === undefined) {
+      this.#shapeNames.set(parsed.shape, record);
+      // One leaf per shape is enough to answer "does any method route this path?".
+      if (parsed.paramNames.length === 0) this.#anyStatics.add(parsed.pattern);
+      else insertRoute((this.#anyRoot ??= new RadixNode<null>("")), parsed.segments, { value: null, pattern: parsed.pattern, paramNames: [], hasWildcard: false });
+    }
     this.#records.push(record);
   }
 
@@ -151,6 +159,9 @@ export class Router<T> {
    * Parameter values are not checked here (length, encoding): that is `find`'s job.
    */
   allowedMethods(path: string): string[] {
+    // The common miss (a 404) walks one table, not one per method.
+    const any = this.#anyRoot;
+    if (!this.#anyStatics.has(path) && (any === null || findInRadixTree(any, path, this.#unlimited) === null)) return [];
     const methods: string[] = [];
     for (const [method, table] of this.#tables) {
       if (table.statics.has(path) || (table.root !== null && findInRadixTree(table.root, path, this.#unlimited) !== null)) {
