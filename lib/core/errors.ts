@@ -166,40 +166,32 @@ export function toApiError(err: unknown, mappers: readonly ErrorMapper[] = NO_MA
 /** The uniform body as a JSON string. Production masks every 5xx message; fields stay. */
 export function errorBodyJson(err: ApiError, errorId: string, production: boolean): string {
   const message = production && err.status >= 500 ? MASKED_MESSAGE : err.message;
-  const type = err.type;
-  const fields = err.fields;
-  // Written by hand (JSON.stringify's bytes, a third of its instructions on a 422); any value
+  const { type, fields } = err;
+  // Written by hand (JSON.stringify's bytes for a seventh of its instructions on a 422); anything
   // off the usual shape (a field item with other keys, a non-string) takes JSON.stringify.
   const list = fields === undefined ? "" : fieldsJson(fields);
-  if (typeof type !== "string" || typeof message !== "string" || typeof errorId !== "string" || list === undefined) {
-    const error: { type: string; message: string; fields?: ValidationField[] } = { type, message };
-    if (fields !== undefined) error.fields = fields;
-    return JSON.stringify({ error, error_id: errorId });
+  if (typeof type === "string" && typeof message === "string" && typeof errorId === "string" && list !== undefined) {
+    return '{"error":{"type":' + jsonString(type) + ',"message":' + jsonString(message) + list + '},"error_id":' + jsonString(errorId) + "}";
   }
-  return '{"error":{"type":' + jsonString(type) + ',"message":' + jsonString(message) + list + '},"error_id":' + jsonString(errorId) + "}";
-}
-
-/** `,"fields":[...]` for items of exactly `{field, code, message}` with string values, else undefined. */
-function fieldsJson(fields: readonly ValidationField[]): string | undefined {
-  if (!Array.isArray(fields) || (fields as { toJSON?: unknown }).toJSON !== undefined) return undefined;
-  let out = ',"fields":[';
-  for (let i = 0; i < fields.length; i++) {
-    const f: unknown = fields[i];
-    if (!isPlainField(f)) return undefined;
-    out += (i === 0 ? '{"field":' : ',{"field":') + jsonString(f.field) + ',"code":' + jsonString(f.code) + ',"message":' + jsonString(f.message) + "}";
-  }
-  return out + "]";
+  return JSON.stringify({ error: fields === undefined ? { type, message } : { type, message, fields }, error_id: errorId });
 }
 
 const FIELD_KEYS = ["field", "code", "message"];
 
-/** The keys JSON.stringify would write are exactly field, code, message in that order, all strings. */
-function isPlainField(f: unknown): f is ValidationField {
-  if (typeof f !== "object" || f === null || (f as { toJSON?: unknown }).toJSON !== undefined) return false;
-  let k = 0;
-  // for-in also lists inherited enumerable keys, which JSON.stringify skips: such an item only
-  // loses the fast path.
-  for (const key in f) if (key !== FIELD_KEYS[k++]) return false;
-  const v = f as ValidationField;
-  return k === 3 && typeof v.field === "string" && typeof v.code === "string" && typeof v.message === "string";
+/**
+ * `,"fields":[...]` when every item is exactly `{field, code, message}` of strings (for-in also
+ * lists inherited keys, which JSON.stringify skips: such an item only loses the fast path).
+ */
+function fieldsJson(fields: readonly ValidationField[]): string | undefined {
+  if (!Array.isArray(fields) || (fields as { toJSON?: unknown }).toJSON !== undefined) return undefined;
+  let out = ',"fields":[';
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i] as ValidationField;
+    if (typeof f !== "object" || f === null || (f as { toJSON?: unknown }).toJSON !== undefined) return undefined;
+    let k = 0;
+    for (const key in f) if (key !== FIELD_KEYS[k++]) return undefined;
+    if (k !== 3 || typeof f.field !== "string" || typeof f.code !== "string" || typeof f.message !== "string") return undefined;
+    out += (i === 0 ? '{"field":' : ',{"field":') + jsonString(f.field) + ',"code":' + jsonString(f.code) + ',"message":' + jsonString(f.message) + "}";
+  }
+  return out + "]";
 }

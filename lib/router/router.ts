@@ -69,7 +69,7 @@ export class Router<T> {
   readonly #unlimited = new RadixWalkState(UNLIMITED_PARAM_LENGTH);
   /** Every route of every method in one table: a 404 asks it once instead of each method's. */
   readonly #anyStatics = new Set<string>();
-  #anyRoot: RadixNode<null> | null = null;
+  #anyRoot: RadixNode<T> | null = null;
 
   constructor(options?: RouterOptions) {
     const max = options?.maxParamLength ?? DEFAULT_MAX_PARAM_LENGTH;
@@ -108,6 +108,7 @@ export class Router<T> {
     if (parsed.paramNames.length === 0) {
       const match: RouteMatch<T> = Object.freeze({ value, params: EMPTY_PARAMS, pattern: parsed.pattern });
       table.statics.set(parsed.pattern, match);
+      this.#anyStatics.add(parsed.pattern);
     } else {
       const segments = parsed.segments;
       const leaf: RouteLeaf<T> = {
@@ -121,16 +122,13 @@ export class Router<T> {
         // Unreachable: same node means same shape, refused above.
         throw new RouteError(`duplicate route ${describe(record, path)}`);
       }
+      // The first route of a shape stands for every method's in the all-methods tree.
+      if (sameShape === undefined) insertRoute((this.#anyRoot ??= new RadixNode<T>("")), segments, leaf);
       this.#state.reserve(parsed.paramNames.length);
       this.#unlimited.reserve(parsed.paramNames.length);
     }
     table.shapes.set(parsed.shape, record);
-    if (sameShape === undefined) {
-      this.#shapeNames.set(parsed.shape, record);
-      // One leaf per shape is enough to answer "does any method route this path?".
-      if (parsed.paramNames.length === 0) this.#anyStatics.add(parsed.pattern);
-      else insertRoute((this.#anyRoot ??= new RadixNode<null>("")), parsed.segments, { value: null, pattern: parsed.pattern, paramNames: [], hasWildcard: false });
-    }
+    if (sameShape === undefined) this.#shapeNames.set(parsed.shape, record);
     this.#records.push(record);
   }
 
