@@ -132,3 +132,10 @@ it("writes the usual bodies (404, 422 with its fields) without JSON.stringify", 
   assert.deepEqual(bodies, expected);
   assert.equal(calls, 0);
 });
+
+it("captures no stack frames for a client error, and keeps them for a server error", () => {
+  const limit = Error.stackTraceLimit;
+  assert.equal(ApiError.validation([]).stack, "ApiError: Request validation failed");
+  assert.match(ApiError.internal("x").stack ?? "", /\n\s+at /);
+  assert.equal(Error.stackTraceLimit, limit);
+});
