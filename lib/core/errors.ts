@@ -167,7 +167,7 @@ export function toApiError(err: unknown, mappers: readonly ErrorMapper[] = NO_MA
 export function errorBodyJson(err: ApiError, errorId: string, production: boolean): string {
   const message = production && err.status >= 500 ? MASKED_MESSAGE : err.message;
   const { type, fields } = err;
-  // Written by hand (JSON.stringify's bytes for a seventh of its instructions on a 422); anything
+  // Written by hand (JSON.stringify's bytes for about half its instructions on a 422); anything
   // off the usual shape (a field item with other keys, a non-string) takes JSON.stringify.
   const list = fields === undefined ? "" : fieldsJson(fields);
   if (typeof type === "string" && typeof message === "string" && typeof errorId === "string" && list !== undefined) {
