@@ -67,6 +67,9 @@ export class Router<T> {
   readonly #state: RadixWalkState;
   /** Walk state without a length limit: allowedMethods and the too-long diagnosis. */
   readonly #unlimited = new RadixWalkState(UNLIMITED_PARAM_LENGTH);
+  /** Every route of every method in one table: a 404 asks it once instead of each method's. */
+  readonly #anyStatics = new Set<string>();
+  #anyRoot: RadixNode<T> | null = null;
 
   constructor(options?: RouterOptions) {
     const max = options?.maxParamLength ?? DEFAULT_MAX_PARAM_LENGTH;
@@ -105,6 +108,7 @@ export class Router<T> {
     if (parsed.paramNames.length === 0) {
       const match: RouteMatch<T> = Object.freeze({ value, params: EMPTY_PARAMS, pattern: parsed.pattern });
       table.statics.set(parsed.pattern, match);
+      this.#anyStatics.add(parsed.pattern);
     } else {
       const segments = parsed.segments;
       const leaf: RouteLeaf<T> = {
@@ -118,6 +122,8 @@ export class Router<T> {
         // Unreachable: same node means same shape, refused above.
         throw new RouteError(`duplicate route ${describe(record, path)}`);
       }
+      // The first route of a shape stands for every method's in the all-methods tree.
+      if (sameShape === undefined) insertRoute((this.#anyRoot ??= new RadixNode<T>("")), segments, leaf);
       this.#state.reserve(parsed.paramNames.length);
       this.#unlimited.reserve(parsed.paramNames.length);
     }
@@ -151,6 +157,9 @@ export class Router<T> {
    * Parameter values are not checked here (length, encoding): that is `find`'s job.
    */
   allowedMethods(path: string): string[] {
+    // The common miss (a 404) walks one table, not one per method.
+    const any = this.#anyRoot;
+    if (!this.#anyStatics.has(path) && (any === null || findInRadixTree(any, path, this.#unlimited) === null)) return [];
     const methods: string[] = [];
     for (const [method, table] of this.#tables) {
       if (table.statics.has(path) || (table.root !== null && findInRadixTree(table.root, path, this.#unlimited) !== null)) {

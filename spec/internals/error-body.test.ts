@@ -1,9 +1,10 @@
-// errorBodyJson writes the uniform body from a cached head (the text before the error_id, per
-// type and message) instead of JSON.stringify of the whole body: the text must be exactly what
-// JSON.stringify writes, for every error shape, in both modes, whatever came before.
+// errorBodyJson writes the uniform body by hand (jsonString for each string) instead of
+// JSON.stringify of the whole body: the text must be exactly what JSON.stringify writes, for
+// every error shape and string, in both modes, whatever came before.
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { ApiError, errorBodyJson, MASKED_MESSAGE, newErrorId, type ValidationField } from "../../lib/core/errors.js";
+import { jsonString } from "../../lib/core/json-string.js";
 
 function reference(err: ApiError, errorId: string, production: boolean): string {
   const message = production && err.status >= 500 ? MASKED_MESSAGE : err.message;
@@ -61,4 +62,80 @@ it("stays valid JSON when a JavaScript caller gives a non-string type or message
   const err = new ApiError(400, 42 as unknown as string, undefined as unknown as string);
   const id = newErrorId();
   assert.equal(errorBodyJson(err, id, false), reference(err, id, false));
+});
+
+it("quotes strings exactly as JSON.stringify does, hostile ones included", () => {
+  const hostile = [
+    "", "plain", '"', "\\", "\\\"", "\u0000", "\u0001\u001f", "\b\f\n\r\t", "\u007f", "\u2028\u2029",
+    "\ud800", "\udfff", "\ud83d\ude00", "a\ud83d", "\ude00b", "\udc00\ud800", "é ü ß 中文", "</script>",
+    "x".repeat(41) + '"', "x".repeat(42), "x".repeat(100) + "\ud800", "y".repeat(200) + "\n", "\u00ff\u0100",
+  ];
+  for (let c = 0; c < 0x10000; c += 7) hostile.push(String.fromCharCode(c), "a".repeat(50) + String.fromCharCode(c));
+  for (const s of hostile) assert.equal(jsonString(s), JSON.stringify(s), JSON.stringify(s));
+  for (const s of hostile) {
+    const err = ApiError.validation([{ field: s, code: s, message: s }], s);
+    const id = newErrorId();
+    assert.equal(errorBodyJson(err, id, false), reference(err, id, false));
+  }
+});
+
+it("writes field items off the usual shape as JSON.stringify does", () => {
+  class Item {
+    constructor(readonly field: string, readonly code: string, readonly message: string) {}
+    toJSON(): object {
+      return { field: this.field.toUpperCase() };
+    }
+  }
+  const inherited = Object.assign(Object.create({ extra: 1 }), { field: "a", code: "b", message: "c" });
+  const odd = [
+    [{ field: "a", code: "b", message: "c", params: { min: 8 } }],
+    [{ code: "b", field: "a", message: "c" }],
+    [{ field: "a", code: "b" }],
+    [{ field: "a", code: 1, message: "c" }],
+    [{ field: "a", code: "b", message: undefined }],
+    [new Item("a", "b", "c")],
+    [inherited],
+    [null],
+    [{ field: "a", code: "b", message: "c" }, "not an item"],
+    Object.assign([{ field: "a", code: "b", message: "c" }], { toJSON: () => "list" }),
+    // eslint-disable-next-line no-sparse-arrays
+    [, { field: "a", code: "b", message: "c" }],
+  ] as unknown as ValidationField[][];
+  for (const fields of odd) {
+    const err = ApiError.validation(fields);
+    const id = newErrorId();
+    assert.equal(errorBodyJson(err, id, false), reference(err, id, false), JSON.stringify(fields));
+  }
+});
+
+it("writes the usual bodies (404, 422 with its fields) without JSON.stringify", () => {
+  const errors = [
+    ApiError.notFound(),
+    ApiError.validation([
+      { field: "email", code: "email", message: "must be a valid email address" },
+      { field: "password", code: "length", message: "must be at least 8 characters" },
+    ]),
+  ];
+  const expected = errors.map((err) => reference(err, "err_0123456789abcdef0123456789abcdef", false));
+  const stringify = JSON.stringify;
+  let calls = 0;
+  JSON.stringify = ((...args: Parameters<typeof stringify>) => {
+    calls++;
+    return stringify(...args);
+  }) as typeof stringify;
+  let bodies: string[];
+  try {
+    bodies = errors.map((err) => errorBodyJson(err, "err_0123456789abcdef0123456789abcdef", false));
+  } finally {
+    JSON.stringify = stringify;
+  }
+  assert.deepEqual(bodies, expected);
+  assert.equal(calls, 0);
+});
+
+it("captures no stack frames for a client error, and keeps them for a server error", () => {
+  const limit = Error.stackTraceLimit;
+  assert.equal(ApiError.validation([]).stack, "ApiError: Request validation failed");
+  assert.match(ApiError.internal("x").stack ?? "", /\n\s+at /);
+  assert.equal(Error.stackTraceLimit, limit);
 });
