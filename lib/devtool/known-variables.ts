@@ -14,4 +14,6 @@ export const KNOWN_KEEL_VARIABLES: readonly string[] = [
   "KEEL_JOB_LEASE_MS",
   "KEEL_REPORT_DELAY_MS",
   "KEEL_EVENTS_MAX_SUBSCRIBERS",
+  "KEEL_DATA_DIR",
+  "KEEL_MIGRATE",
 ];
