@@ -18,6 +18,7 @@ import { broken, echoText, hello, listProjects, ping } from "./system.js";
 import { UserStore, userRoutes, type UserTable } from "./users.js";
 import { SqlUserTable } from "./sql-users.js";
 import type { SqlDatabase } from "../sqlite/index.js";
+import { databaseCheck } from "../sql/index.js";
 import { eventRoutes } from "./events.js";
 import { realtimeRoutes, sampleChatRooms } from "./realtime.js";
 import { registerSampleObservability, sampleReplay } from "./observability.js";
@@ -125,9 +126,9 @@ export function createSampleApp(options: SampleAppOptions = {}): App {
     const redis = options.redis;
     if (redis !== undefined) prod.check("redis", () => redis.command(["PING"]));
     // The user table's database is critical too: while it does not answer a trivial statement
-    // within 2 s, /ready is 503 (the user routes would fail anyway).
-    const database = options.database;
-    if (database !== undefined) prod.check("database", () => database.ping(2_000));
+    // within 2 s, /ready is 503 (the user routes would fail anyway). databaseCheck also gives up
+    // at the probe's own abort, even if a driver's ping would hang on a half-open socket.
+    if (options.database !== undefined) prod.check("database", databaseCheck(options.database, { timeoutMs: 2_000 }));
     // Why a check fails (internal addresses) is shown to the admin token's bearer only.
     if (options.adminToken !== undefined) prod.probeAdminToken(options.adminToken);
     app.register(prod);
