@@ -157,7 +157,7 @@ describe("migrate on a real PostgreSQL (keel/postgres)", { skip, timeout: 60_000
   });
 
   it("the sample's Postgres migrations apply: users with the twelve seeded and the unique email index", async () => {
-    const { sampleMigrationsDir } = await import("../../lib/sample/database.js");
+    const { sampleMigrationsDir } = await import("../../lib/sample/index.js");
     const db = connectPostgres(await freshDatabase("sample"), { max: 2 });
     try {
       assert.equal((await migrate(db, { dir: sampleMigrationsDir("postgres") })).length, 2);
