@@ -81,7 +81,8 @@ export interface SampleAppOptions {
  * paths, parameters, bodies and answers against it.
  */
 export function sampleRoutes(users: UserTable, jobs: JobQueue, secret: string, shared: SampleSharedState = {}) {
-  // Per process even with Redis: it holds the user list, and each instance has its own user table.
+  // Per process even with Redis: it holds the user list, which is each instance's own without
+  // DATABASE_URL; with Postgres another instance's new user shows here within the 30 s.
   const cache = responseCache({ ttlMs: 30_000 });
   const { getUser, createUser, listUsers } = userRoutes(users, cache, shared.idempotency);
   const bucketStore = defined({ store: shared.rateLimit });
