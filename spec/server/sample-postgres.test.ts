@@ -14,6 +14,9 @@ import { execFile } from "node:child_process";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { openSamplePostgres, SAMPLE_SETTINGS } from "../../lib/sample/index.js";
+import { ConfigurationError, parseServiceConfig } from "../../lib/service/index.js";
+import { captureLogger } from "../support/capture-logger.js";
 import { postgresUnavailable, startPostgres, type PostgresServerHandle } from "../support/postgres-server.js";
 import { sendWithin, startSample, type SampleProcess, type TimedResponse } from "../support/sample-process.js";
 
@@ -48,6 +51,21 @@ after(async () => {
   await server?.stop();
   if (a !== undefined) assert.equal(codes[0], 0, a.output());
   if (b !== undefined) assert.equal(codes[1], 0, b.output());
+});
+
+describe("the sample's DATABASE_URL setting", () => {
+  it("is read from DATABASE_URL (or --database-url); a malformed one is a configuration error naming it without its password", async () => {
+    const config = parseServiceConfig([], { DATABASE_URL: "postgres://app:hunter2@db.internal:5432/app" }, SAMPLE_SETTINGS);
+    assert.notEqual(config, "help");
+    assert.notEqual(config, "version");
+    assert.equal((config as { settings: { databaseUrl?: string } }).settings.databaseUrl, "postgres://app:hunter2@db.internal:5432/app");
+    await assert.rejects(openSamplePostgres("mysql://app:hunter2@db.internal/app", false, captureLogger()), (err: unknown) => {
+      assert.ok(err instanceof ConfigurationError);
+      assert.match(err.message, /^DATABASE_URL: Invalid Postgres URL mysql:\/\/\*\*\*@db\.internal\/app/);
+      assert.doesNotMatch(err.message, /hunter2/);
+      return true;
+    });
+  });
 });
 
 describe("the sample on Postgres (DATABASE_URL)", { skip, timeout: 60_000 }, () => {
