@@ -14,7 +14,7 @@ import { execFile } from "node:child_process";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { openSamplePostgres, SAMPLE_SETTINGS } from "../../lib/sample/index.js";
+import { createSampleApp, openSamplePostgres, SAMPLE_SETTINGS } from "../../lib/sample/index.js";
 import { ConfigurationError, parseServiceConfig } from "../../lib/service/index.js";
 import { captureLogger } from "../support/capture-logger.js";
 import { postgresUnavailable, startPostgres, type PostgresServerHandle } from "../support/postgres-server.js";
@@ -115,7 +115,7 @@ describe("the sample on Postgres (DATABASE_URL)", { skip, timeout: 60_000 }, () 
     assert.deepEqual(seen, ids);
   });
 
-  it("Postgres stopped mid-load: every request answers (2xx or 503 with Retry-After), /ready is 503; after a restart the same processes serve again", async () => {
+  it("Postgres stopped mid-load: every request answers (2xx or 503 with Retry-After), /ready is 503; after a restart the same processes serve again", async (t) => {
     const answers: TimedResponse[] = [];
     let running = true;
     let posts = 0;
@@ -144,6 +144,8 @@ describe("the sample on Postgres (DATABASE_URL)", { skip, timeout: 60_000 }, () 
       if (r.status === 503) assert.match(String(r.headers["retry-after"]), /^\d+$/, r.body);
     }
     assert.ok(answers.slice(atStop).some((r) => r.status === 503), "requests after the stop are refused with 503");
+    const count = (status: number): number => answers.filter((r) => r.status === status).length;
+    t.diagnostic(`${answers.length} answers: ${count(200)} × 200, ${count(201)} × 201, ${count(503)} × 503 (${answers.length - atStop} after the stop began)`);
     // /ready's checks are cached for a moment (checkCacheMs): ask until the cached "ok" expired.
     for (const p of [a, b]) {
       let ready: TimedResponse | undefined;
@@ -169,6 +171,15 @@ describe("the sample on Postgres (DATABASE_URL)", { skip, timeout: 60_000 }, () 
     const made = await sendWithin(`${b.url}/users`, { method: "POST", headers: JSON_BODY, body: userBody("after-restart@example.com"), timeoutMs: CLIENT_TIMEOUT_MS });
     assert.equal(made.status, 201, made.body);
     assert.equal((await sendWithin(`${a.url}/users/${(JSON.parse(made.body) as { id: number }).id}`)).status, 200);
+  });
+
+  it("the app drains and closes its pool on shutdown: the database refuses work afterwards", async () => {
+    const own = openSamplePostgres(server!.url, false, captureLogger());
+    const db = await own;
+    const app = await createSampleApp({ logger: captureLogger(), env: "development", database: db }).listen({ port: 0 });
+    assert.equal((await sendWithin(`${app.url}/users/1`)).status, 200);
+    await app.close();
+    await assert.rejects(db.ping(), (err: unknown) => (err as { code?: string }).code === "08003");
   });
 
   it("`migrate` with DATABASE_URL finds the database up to date and exits 0", async () => {
