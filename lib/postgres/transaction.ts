@@ -36,6 +36,13 @@ export class PostgresTransaction implements SqlTransaction {
     return withRows(runOn(this.#connection, rendered.text, rendered.values, false, options?.signal, null), options?.rows) as unknown as Promise<SqlRows<RowOf<S>>>;
   }
 
+  /** Several statements of plain SQL (a migration file) in this transaction: the simple query protocol, one round trip. */
+  async executeScript(text: string): Promise<void> {
+    if (typeof text !== "string") throw new TypeError("executeScript takes SQL text");
+    if (this.#state.finished) throw new Error("the transaction is finished: a statement after commit or rollback would run outside it");
+    await runOn(this.#connection, text, [], true, undefined, null);
+  }
+
   /** Runs plain SQL text (BEGIN, SAVEPOINT ...) in this transaction. */
   command(text: string): Promise<string> {
     return runOn(this.#connection, text, [], true, undefined, null).then(() => text);

@@ -12,4 +12,4 @@ export { HOME_PAGE_USERS, PUBLIC_DIR, homePage, staticFiles } from "./web.js";
 export { eventRoutes, TICK_MS } from "./events.js";
 export { bearerFromProtocol, MAX_WS_MESSAGE, realtimeRoutes, roomsMetrics, sampleChatRooms } from "./realtime.js";
 export { registerSampleGrpc, USERS_PROTO, type SampleGrpcOptions } from "./grpc.js";
-export { DEFAULT_DATA_DIR, SAMPLE_DB_FILE, migrateSample, openSampleSqlite, sampleMigrationsDir } from "./database.js";
+export { DEFAULT_DATA_DIR, SAMPLE_DB_FILE, migrateSample, openSamplePostgres, openSampleSqlite, sampleMigrationsDir } from "./database.js";

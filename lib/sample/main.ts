@@ -12,7 +12,7 @@ import { redisClient } from "../redis/index.js";
 import { createSampleApp } from "./app.js";
 import { SAMPLE_SETTINGS } from "./settings.js";
 import { runMigrateCommand } from "./migrate-command.js";
-import { openSampleSqlite } from "./database.js";
+import { openSamplePostgres, openSampleSqlite } from "./database.js";
 import { defined } from "../plugin.js";
 
 // Spans go to an OTLP collector when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT says where (the OTel SDK's
@@ -58,15 +58,16 @@ await runService({
       },
     },
     mcp: { summary: "serve the user routes as MCP tools over stdio (JSON-RPC lines on stdin/stdout, logs on stderr)", run: () => serveSampleMcp() },
-    migrate: { summary: "[--data-dir DIR]: apply the sample's migrations to its database and exit (KEEL_DATA_DIR)", run: (argv, io) => runMigrateCommand(argv, io) },
+    migrate: { summary: "[--data-dir DIR]: apply the sample's migrations to its database (Postgres with DATABASE_URL, else SQLite under KEEL_DATA_DIR) and exit", run: (argv, io) => runMigrateCommand(argv, io) },
     audit: { summary: "verify [--anchor SEQ:HASH] <dir>: check the audit log's hash chain (exit 0 intact, 1 tampered)", run: (argv, io) => runAuditCommand(argv, io) },
   },
   createApp: async (config, prod, shutdown) => {
     const s = config.settings;
     serviceLogger = prod.logger;
     if (otel !== null) prod.check("otlp", otel.healthCheck(), { critical: false });
-    // The users: SQLite under --data-dir, migrated (memory on Node 20); the app closes it on shutdown.
-    const database = await openSampleSqlite(s.dataDir, prod.logger);
+    // The users: Postgres with DATABASE_URL (migrated when asked), else SQLite under --data-dir,
+    // migrated (memory on Node 20); the app closes (drains) it on shutdown.
+    const database = s.databaseUrl !== undefined ? await openSamplePostgres(s.databaseUrl, s.migrate === true, prod.logger) : await openSampleSqlite(s.dataDir, prod.logger);
     const app = createSampleApp({
       ...(database === undefined ? {} : { database }),
       ...(s.redisUrl === undefined ? {} : { redis: redisClient({ url: s.redisUrl, name: "keel-sample" }) }),

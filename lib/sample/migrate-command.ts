@@ -1,7 +1,8 @@
 // `node dist/server.js migrate [--data-dir DIR]`: applies the sample's migrations and exits, the
-// release step of a deployment (exit 0 applied or up to date, 1 failed, 2 bad arguments).
+// release step of a deployment (exit 0 applied or up to date, 1 failed, 2 bad arguments). With
+// DATABASE_URL the database is that Postgres; otherwise the SQLite file under the data directory.
 import type { Logger } from "../index.js";
-import { DEFAULT_DATA_DIR, openSampleSqlite } from "./database.js";
+import { DEFAULT_DATA_DIR, openSamplePostgres, openSampleSqlite } from "./database.js";
 
 interface CommandIo {
   stdout(text: string): void;
@@ -33,7 +34,8 @@ export async function runMigrateCommand(argv: readonly string[], io: CommandIo, 
     log: (level, msg, fields) => (level >= 40 ? io.stderr : io.stdout)(`${msg}${fields === undefined ? "" : " " + JSON.stringify(fields)}\n`),
   };
   try {
-    const db = await openSampleSqlite(dir, logger);
+    const url = env["DATABASE_URL"];
+    const db = url !== undefined && url.trim() !== "" ? await openSamplePostgres(url, true, logger) : await openSampleSqlite(dir, logger);
     await db?.close();
     return 0;
   } catch (err) {

@@ -145,11 +145,24 @@ export const SAMPLE_SETTINGS = {
     defaultText: "1000",
     parse: countValue(1, 1_000_000),
   } as CliOption<number>,
+  databaseUrl: {
+    flag: "database-url",
+    env: "DATABASE_URL",
+    value: "URL",
+    description:
+      "Keep the users in Postgres (postgres://user:pass@host:port/db?sslmode=...), shared by every instance; migrated on start only with --migrate (prefer the variable: flags show in ps; the password is never logged)",
+    defaultText: "none: SQLite under --data-dir",
+    // Checked (and named without its password) when the pool is made: a parse error here would echo the value.
+    parse: (raw: string) => {
+      if (raw.trim() === "") throw new Error("expected a postgres:// URL");
+      return raw;
+    },
+  } as CliOption<string>,
   dataDir: {
     flag: "data-dir",
     env: "KEEL_DATA_DIR",
     value: "DIR",
-    description: "Directory of the SQLite file keel-sample.db that keeps the users (Node 22.13+; on Node 20 they are kept in memory); created if missing, migrated on start",
+    description: "Without DATABASE_URL: directory of the SQLite file keel-sample.db that keeps the users (Node 22.13+; on Node 20 they are kept in memory); created if missing, migrated on start",
     defaultText: "./data",
     parse: (raw: string) => {
       if (raw.trim() === "") throw new Error("expected a directory");

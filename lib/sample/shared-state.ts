@@ -2,9 +2,11 @@
 // records and the job queue. By default each lives in this process's memory; with REDIS_URL they
 // live in Redis, so instances behind one load balancer (or `--workers N`) give a client one
 // budget, run an idempotency key once and share one job queue.
-// The response cache stays in each process: it caches the user list, and the sample's user table
-// is each instance's own (a stand-in database), so a shared cache would serve one instance's
-// users from another. With a shared database, `redisStore<CacheEntry>` is the cache's store.
+// The response cache stays in each process: it caches the user list, and without DATABASE_URL
+// the user table is each instance's own (its SQLite file or memory), so a shared cache would
+// serve one instance's users from another. With Postgres, a list made on another instance shows
+// here once this process's cached copy expired (30 s); `redisStore<CacheEntry>` as the cache's
+// store would make the invalidation shared too.
 import type { JobStore } from "../jobs/index.js";
 import type { IdempotencyRecord, TokenBucketState } from "../middleware/index.js";
 import { RedisJobStore, redisStore, type RedisClient } from "../redis/index.js";

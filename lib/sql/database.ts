@@ -29,6 +29,12 @@ export interface SqlExecutor {
 export interface SqlTransaction extends SqlExecutor {
   /** A nested unit as a savepoint: rolled back to on throw, released on success. */
   savepoint<T>(fn: (tx: SqlTransaction) => Promise<T>): Promise<T>;
+  /**
+   * Several statements of plain SQL with no parameters, inside this transaction (what `migrate`
+   * runs each file with). Optional so another driver's transaction can still be a SqlTransaction;
+   * keel/postgres's and keel/sqlite's have it.
+   */
+  executeScript?(text: string): Promise<void>;
 }
 
 export interface SqlDatabase extends SqlExecutor {

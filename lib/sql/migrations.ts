@@ -91,7 +91,7 @@ function dialectOf(db: SqlDatabase) {
 
 /** A transaction that can run a whole file: keel/sqlite's and keel/postgres's have executeScript. */
 function scriptRunner(tx: SqlTransaction): (text: string) => Promise<void> {
-  const run = (tx as SqlTransaction & { executeScript?: (text: string) => Promise<void> }).executeScript;
+  const run = tx.executeScript;
   if (typeof run !== "function") throw new MigrationError("this database's transactions cannot run a script (executeScript): keel/sqlite's and keel/postgres's can");
   return (text) => run.call(tx, text);
 }

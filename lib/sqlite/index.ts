@@ -6,3 +6,4 @@ export { SqliteUnavailableError, MIN_NODE_FOR_SQLITE, nodeHasSqlite } from "./no
 export { SqliteBusyError } from "./work-queue.js";
 export type { IntegerMode } from "./values.js";
 export { sql, migrate, MigrationError, type SqlDatabase, type SqlTransaction, type SqlExecutor, type SqlRows, type SqlRow, type SqlQueryOptions, type SqlFragment, type MigrateOptions, type AppliedMigration } from "../sql/index.js";
+export { transaction, tx, databaseCheck, DEFAULT_DATABASE_CHECK_TIMEOUT_MS, type DatabaseCheckOptions } from "../sql/index.js";

@@ -1,6 +1,6 @@
 // keel/db-errors against errors a real PostgreSQL raises (a throwaway cluster, spec/support/
-// postgres-server.ts), as the two common drivers report them: `pg` (node-postgres) and
-// `postgres` (postgres.js), both test peers at pinned versions. Each SQLSTATE the mapping names
+// postgres-server.ts), as keel's own client (keel/postgres) and the two common drivers report
+// them: `pg` (node-postgres) and `postgres` (postgres.js), both test peers at pinned versions. Each SQLSTATE the mapping names
 // is provoked for real (constraint violations, a serialization failure between two serializable
 // transactions, a deadlock, a statement timeout, a terminated backend, the server stopped under a
 // query and then refusing connections), and the error the driver throws goes through an app with
@@ -12,6 +12,7 @@ import { App, route, silentLogger } from "../../lib/index.js";
 import { isRetryableDatabaseError, mapDatabaseError } from "../../lib/db-errors/index.js";
 import { postgresUnavailable, startPostgres, type PostgresServerHandle } from "../support/postgres-server.js";
 import { pg, postgresJs, postgresPeersSkip } from "../support/postgres-peers.js";
+import { connectPostgres, type PostgresDatabase, type SqlTransaction } from "../../lib/postgres/index.js";
 
 const unavailable = postgresPeersSkip || postgresUnavailable();
 const skip = unavailable === null ? false : unavailable;
@@ -22,11 +23,71 @@ interface Conn {
   close(): Promise<void>;
 }
 interface Driver {
-  readonly name: "pg" | "postgres.js";
+  readonly name: "keel/postgres" | "pg" | "postgres.js";
   connect(url: string): Promise<Conn>;
 }
 
+/** Thrown inside keel's `begin` to end it with a rollback when the test sends ROLLBACK. */
+const ROLLBACK = Symbol("rollback");
+
+/**
+ * keel/postgres as one connection taking plain SQL text. Its pool gives a transaction only through
+ * `db.begin` (a connection released inside one is destroyed), so BEGIN ... COMMIT sent as text
+ * opens a `db.begin` that stays open until COMMIT or ROLLBACK; statements between run in it.
+ */
+function keelConnection(db: PostgresDatabase): Conn {
+  let open: { tx: SqlTransaction; end: (commit: boolean) => void; done: Promise<unknown> } | null = null;
+  return {
+    async query(text) {
+      const head = text.trim().toLowerCase();
+      if (head.startsWith("begin")) {
+        let started!: (tx: SqlTransaction) => void;
+        let end!: (commit: boolean) => void;
+        const got = new Promise<SqlTransaction>((resolve) => (started = resolve));
+        const ended = new Promise<boolean>((resolve) => (end = resolve));
+        const done = db.begin(async (tx) => {
+          started(tx);
+          if (!(await ended)) throw ROLLBACK;
+        });
+        done.catch(() => {}); // observed by COMMIT / ROLLBACK below
+        const tx = await Promise.race([got, done.then(() => Promise.reject(new Error("the transaction ended before it began")))]);
+        open = { tx, end, done };
+        const mode = head.slice("begin".length).trim();
+        if (mode !== "") await tx.executeScript!(`set transaction ${mode}`);
+        return undefined;
+      }
+      if ((head === "commit" || head === "rollback") && open !== null) {
+        const { end, done } = open;
+        open = null;
+        end(head === "commit");
+        try {
+          await done;
+        } catch (err) {
+          if (err !== ROLLBACK) throw err;
+        }
+        return undefined;
+      }
+      return open !== null ? open.tx.executeScript!(text) : db.executeScript(text);
+    },
+    close: () => db.close(),
+  };
+}
+
 const drivers: Driver[] = [
+  {
+    name: "keel/postgres",
+    async connect(url) {
+      // max 1: one connection, as with the others (session settings such as statement_timeout stay).
+      const db = connectPostgres(url, { max: 1, connectTimeoutMs: 5000 });
+      try {
+        await db.sql`select 1`;
+      } catch (err) {
+        await db.close();
+        throw err;
+      }
+      return keelConnection(db);
+    },
+  },
   {
     name: "pg",
     async connect(url) {
@@ -94,7 +155,7 @@ after(async () => {
   await server?.stop();
 });
 
-describe(`keel/db-errors against a real PostgreSQL through pg and postgres.js`, { skip, timeout: 60_000 }, () => {
+describe(`keel/db-errors against a real PostgreSQL through keel/postgres, pg and postgres.js`, { skip, timeout: 60_000 }, () => {
   for (const driver of drivers) {
     describe(driver.name, () => {
       let a: Conn;
@@ -189,8 +250,11 @@ describe(`keel/db-errors against a real PostgreSQL through pg and postgres.js`, 
             await new Promise((r) => setTimeout(r, 25));
           }
           const err = await running;
-          // pg passes the server's FATAL 57P01 on; postgres.js reports the closed socket instead.
-          assert.equal((err as { code: string }).code, driver.name === "pg" ? "57P01" : "CONNECTION_CLOSED");
+          // pg passes the server's FATAL 57P01 on; postgres.js reports the closed socket instead;
+          // keel/postgres rejects with 08006 (connection lost) whose cause is the server's FATAL.
+          const expected = { pg: "57P01", "postgres.js": "CONNECTION_CLOSED", "keel/postgres": "08006" }[driver.name];
+          assert.equal((err as { code: string }).code, expected);
+          if (driver.name === "keel/postgres") assert.equal((err as { cause?: { code?: string } }).cause?.code, "57P01");
           assert.deepEqual(await answer(err), { status: 503, type: "service_unavailable", fields: undefined, retryAfter: "1" });
         } finally {
           await c.close();
