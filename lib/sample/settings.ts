@@ -65,6 +65,7 @@ export const SAMPLE_SETTINGS = {
     description: "HS256 secret of the JWT routes, at least 32 bytes (prefer the variable: flags show in ps); required in production",
     defaultText: "a development secret outside production",
     parse: jwtSecretValue,
+    secret: true,
   } as CliOption<string>,
   corsOrigins: {
     flag: "cors-origins",
@@ -81,6 +82,7 @@ export const SAMPLE_SETTINGS = {
     description: "Bearer token of the admin endpoints /admin/insight and /admin/replays (at least 16 characters; prefer the variable)",
     defaultText: "none: no admin endpoints",
     parse: adminTokenValue,
+    secret: true,
   } as CliOption<string>,
   auditDir: {
     flag: "audit-dir",

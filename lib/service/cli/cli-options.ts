@@ -25,6 +25,8 @@ export interface CliOption<T> {
   readonly defaultText?: string;
   /** Turns the raw text into a value; throw an Error whose message says what is expected. */
   parse(raw: string): T;
+  /** A secret (a token, a key): a bad value's error gives its length, never the value. */
+  readonly secret?: boolean;
 }
 
 /** Options by key; `parseCli` returns the same keys with parsed values (undefined when unset). */
@@ -42,12 +44,19 @@ function describeSource(opt: CliOption<unknown>, fromFlag: boolean): string {
   return fromFlag ? `--${opt.flag}` : `${opt.env}`;
 }
 
+/** `scheme://user:password@host` → `scheme://***@host`: a URL's credentials never reach a message. */
+function withoutCredentials(raw: string): string {
+  return raw.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^@/?#]*@/, "$1***@");
+}
+
 function parseValue(opt: CliOption<unknown>, raw: string, fromFlag: boolean): unknown {
   try {
     return opt.parse(raw);
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    throw new CliUsageError(`${describeSource(opt, fromFlag)}: ${why}, got ${JSON.stringify(raw)}`);
+    // The message goes to stderr and log shippers: a secret shows only its length.
+    const got = opt.secret === true ? `a value of ${Buffer.byteLength(raw)} bytes` : JSON.stringify(withoutCredentials(raw));
+    throw new CliUsageError(`${describeSource(opt, fromFlag)}: ${why}, got ${got}`);
   }
 }
 

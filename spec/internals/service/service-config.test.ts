@@ -169,6 +169,32 @@ describe("parseCli", () => {
   });
 });
 
+describe("parseCli: what a bad value's message shows", () => {
+  const spec = {
+    secret: { flag: "secret", env: "APP_SECRET", value: "S", description: "", secret: true, parse: (raw: string) => { if (raw.length < 32) throw new Error("expected at least 32 bytes"); return raw; } },
+    url: { flag: "url", env: "APP_URL", value: "URL", description: "", parse: (raw: string) => { if (!raw.startsWith("postgres://")) throw new Error("expected postgres://"); return raw; } },
+  };
+  const messageOf = (env: Record<string, string>): string => {
+    try {
+      parseCli(spec, [], env);
+    } catch (err) {
+      return (err as Error).message;
+    }
+    return "";
+  };
+
+  it("never the value of a secret option, only its length", () => {
+    const message = messageOf({ APP_SECRET: "hunter2-short" });
+    assert.equal(message, "APP_SECRET: expected at least 32 bytes, got a value of 13 bytes");
+  });
+
+  it("a URL without its credentials", () => {
+    const message = messageOf({ APP_URL: "mysql://admin:s3cr%40t@db.internal:3306/app" });
+    assert.equal(message, 'APP_URL: expected postgres://, got "mysql://***@db.internal:3306/app"');
+    assert.doesNotMatch(message, /s3cr|admin/);
+  });
+});
+
 describe("the service binary", () => {
   it("--help prints the flags and exits 0; a bad value prints a clear message and exits 2", async () => {
     const help = startService(["--help"]);
