@@ -35,7 +35,10 @@ const HELP = `usage: node bench/run.mjs [--quick] [options]
   --starts N            server starts (rounds) per cell (full 3, quick 1)
   --connections N       autocannon connections (10)
   --pipelining A,B      pipelining levels (full 1,10; quick 10)
-  --only a,b            scenarios: ${SCENARIOS.map((s) => s.id).join(",")}
+  --only a,b            scenarios: ${SCENARIOS.map((s) => s.id).join(",")}; \`--only postgres\` runs only
+                        the PostgreSQL drivers bench (bench/postgres-drivers.ts), nothing else
+  --postgres            add the PostgreSQL drivers bench (keel/postgres vs postgres.js vs pg; opt-in:
+                        it needs PostgreSQL installed, and says "skipped" when it is not)
   --impls a,b           implementations: ${IMPLEMENTATIONS.map((i) => i.id).join(",")}
   --no-peers            do not install/use Fastify and Hono
   --no-http --no-micro --no-footprint --no-profile --no-external   skip a part
@@ -67,6 +70,10 @@ function parseArgs(argv) {
     return n;
   };
   const part = (name, defaultOn) => (flags.has(`no-${name}`) ? false : flags.has(name) ? true : defaultOn);
+  const only = list(values.only);
+  // `--only postgres` names no HTTP scenario: the PostgreSQL bench alone.
+  const postgresOnly = only !== undefined && only.includes("postgres") && only.every((id) => id === "postgres");
+  if (postgresOnly) for (const name of ["http", "micro", "footprint", "profile", "external"]) flags.add(`no-${name}`);
   return {
     help: flags.has("help") || flags.has("h"),
     quick,
@@ -75,7 +82,8 @@ function parseArgs(argv) {
     starts: Math.max(1, Math.round(positive("starts", values.starts, quick ? 1 : 3))),
     connections: Math.max(1, Math.round(positive("connections", values.connections, 10))),
     pipelining: (list(values.pipelining) ?? (quick ? ["10"] : ["1", "10"])).map(Number),
-    only: list(values.only),
+    only: only?.filter((id) => id !== "postgres"),
+    postgres: flags.has("postgres") || (only !== undefined && only.includes("postgres")),
     impls: list(values.impls),
     peers: !quick && !flags.has("no-peers"),
     http: part("http", true),
@@ -160,6 +168,22 @@ async function runExternal(pinning, quick) {
   return out;
 }
 
+/**
+ * bench/postgres-drivers.ts (opt-in: `--postgres` or `--only postgres`): keel/postgres vs
+ * postgres.js vs pg under keel, against a throwaway PostgreSQL. Without PostgreSQL it prints
+ * "skipped: <why>", which goes into the report as it is.
+ */
+async function runPostgresDrivers(quick) {
+  const script = join(BENCH_DIR, "postgres-drivers.ts");
+  const nodeArgs = ["--import", "tsx", script, ...(quick ? ["--quick"] : [])];
+  log("\nPostgreSQL drivers (bench/postgres-drivers.ts) ...");
+  const r = await runCommand(process.execPath, nodeArgs, { cwd: ROOT_DIR, timeoutMs: 1_200_000 });
+  const command = `node --import tsx bench/postgres-drivers.ts${quick ? " --quick" : ""}`;
+  const report = r.stdout.trim() || `failed (exit ${r.code}): ${r.stderr.trim().split("\n").slice(-3).join(" ")}`;
+  log(report.startsWith("skipped") ? `PostgreSQL drivers: ${report}` : "PostgreSQL drivers: done");
+  return { command, code: r.code, report };
+}
+
 async function main() {
   const opts = parseArgs(runUnderChosenNode(new URL(import.meta.url), process.argv.slice(2)));
   if (opts.help) {
@@ -234,6 +258,7 @@ async function main() {
     await loadgen.close();
   }
   if (opts.external) results.external = await runExternal(pinning, opts.quick || !opts.externalFull);
+  if (opts.postgres) results.postgres = await runPostgresDrivers(opts.quick);
 
   const allRuns = results.http.scenarios.flatMap((s) => s.cells.flatMap((c) => c.runs.filter(Boolean)));
   results.foreignCpuPct = median(allRuns.map((r) => r.foreignPct));
@@ -242,7 +267,8 @@ async function main() {
   results.regression = opts.http ? regressionGate(results.http, buildErrors.keel) : null;
   results.elapsedMs = Date.now() - started;
 
-  const report = renderReport(results, impls);
+  let report = renderReport(results, impls);
+  if (results.postgres !== undefined) report += `\n## PostgreSQL drivers (\`${results.postgres.command}\`)\n\n${results.postgres.report}\n`;
   mkdirSync(dirname(opts.out), { recursive: true });
   writeFileSync(opts.out, JSON.stringify(results, null, 2) + "\n");
   writeFileSync(opts.out.replace(/\.json$/, "") + ".md", report);
