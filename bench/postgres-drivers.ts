@@ -18,6 +18,11 @@
 //   node --import tsx bench/postgres-drivers.ts [--quick] [--rounds N] [--duration S] [--warmup S]
 //                                               [--connections N] [--pipelining 1,10] [--pool N] [--out FILE]
 //                                               [--drivers keel,pg] [--db-pipelining 1,default] [--profile DIR]
+//                                               [--keel-baseline FILE]
+// --keel-baseline FILE adds keel's client from another build (lib/postgres/index.ts of that build
+// bundled into one .mjs: `git archive <commit> lib | tar -x -C /tmp/base && npx esbuild
+// /tmp/base/lib/postgres/index.ts --bundle --platform=node --format=esm --outfile=/tmp/base/pg.mjs`)
+// as the driver "keel-baseline", interleaved with the others: a before/after pair in one run.
 // --db-pipelining: statements in flight per database connection, per table row. "1" is the same
 // for all three (one statement at a time per connection, what pg always does); "default" is each
 // driver's own (keel maxPipeline 32, postgres.js max_pipeline 100, pg 1: it cannot pipeline).
@@ -52,7 +57,7 @@ const DEFAULT_OUT = join(BENCH_DIR, "results", "postgres-drivers.json");
 const USERS = 10_000;
 const POST_BODY = JSON.stringify({ email: "bench@example.com" });
 
-const USAGE = "usage: node --import tsx bench/postgres-drivers.ts [--quick] [--rounds N] [--duration S] [--warmup S] [--connections N] [--pipelining 1,10] [--pool N] [--out FILE] [--drivers keel,postgres.js,pg] [--db-pipelining 1,default] [--profile DIR]";
+const USAGE = "usage: node --import tsx bench/postgres-drivers.ts [--quick] [--rounds N] [--duration S] [--warmup S] [--connections N] [--pipelining 1,10] [--pool N] [--out FILE] [--drivers keel,postgres.js,pg] [--db-pipelining 1,default] [--profile DIR] [--keel-baseline FILE]";
 
 interface Options {
   quick: boolean;
@@ -65,6 +70,8 @@ interface Options {
   out: string;
   drivers: string[] | null;
   profile: string | null;
+  /** A bundled keel/postgres of another build (an .mjs), run as one more driver: before/after in one run. */
+  keelBaseline: string | null;
   /** Statements in flight per database connection: "1" (all three drivers alike) and/or "default" (each driver's own). */
   dbPipelining: string[];
   help?: boolean;
@@ -72,7 +79,7 @@ interface Options {
 
 function parseArgs(argv: string[]): Options {
   const quick = argv.includes("--quick");
-  const o: Options = { quick, rounds: quick ? 1 : 3, duration: quick ? 1 : 3, warmup: quick ? 0.5 : 1, connections: 10, pipelining: [1, 10], pool: 10, out: DEFAULT_OUT, drivers: null, profile: null, dbPipelining: ["1", "default"] };
+  const o: Options = { quick, rounds: quick ? 1 : 3, duration: quick ? 1 : 3, warmup: quick ? 0.5 : 1, connections: 10, pipelining: [1, 10], pool: 10, out: DEFAULT_OUT, drivers: null, profile: null, keelBaseline: null, dbPipelining: ["1", "default"] };
   const number = (name: string, raw: string | undefined, min: number, integer: boolean): number => numberOption(name, raw, { min, integer });
   for (let i = 0; i < argv.length; i++) {
     const eq = argv[i]!.indexOf("=");
@@ -88,6 +95,7 @@ function parseArgs(argv: string[]): Options {
     else if (name === "--out") o.out = value()!;
     else if (name === "--drivers") o.drivers = String(value() ?? "").split(",").map((d) => d.trim());
     else if (name === "--profile") o.profile = value()!;
+    else if (name === "--keel-baseline") o.keelBaseline = value()!;
     else if (name === "--db-pipelining") {
       o.dbPipelining = String(value() ?? "").split(",").map((m) => m.trim());
       for (const m of o.dbPipelining) if (m !== "default") number("db-pipelining", m, 1, true);
@@ -104,7 +112,7 @@ const fmt = (x: number | null | undefined, digits = 0): string => (x === null ||
 const times = (x: number | null | undefined): string => (x === null || x === undefined ? "–" : `${x.toFixed(2)}×`);
 
 interface Driver {
-  id: "keel" | "postgres.js" | "pg";
+  id: "keel" | "keel-baseline" | "postgres.js" | "pg";
   label: string;
   /** The --module argument for the server, or why the driver cannot run. */
   module: string | null;
@@ -166,7 +174,7 @@ const SCENARIOS = [
 /** What "statements in flight per connection" means for a driver in a mode (the table's column). */
 function pipelineSetting(driver: string, mode: string): string {
   if (mode !== "default") return driver === "pg" && mode !== "1" ? "1 (pg cannot pipeline)" : `${mode} (all)`;
-  if (driver === "keel") return "default: 32 (maxPipeline)";
+  if (driver === "keel" || driver === "keel-baseline") return "default: 32 (maxPipeline)";
   if (driver === "postgres.js") return "default: 100 (max_pipeline)";
   return "default: 1 (no pipelining)";
 }
@@ -197,6 +205,9 @@ async function main(): Promise<number> {
   const keel = await keelModule();
   const drivers: Driver[] = [
     { id: "keel", label: "keel/postgres", ...keel },
+    ...(options.keelBaseline === null
+      ? []
+      : [{ id: "keel-baseline" as const, label: `keel/postgres (${options.keelBaseline.split("/").pop()})`, module: options.keelBaseline, missing: existsSync(options.keelBaseline) ? null : "no such file" }]),
     { id: "postgres.js", label: `postgres.js ${POSTGRES_JS_VERSION}`, module: postgresDir, missing: postgresDir === null ? "could not be installed" : null },
     { id: "pg", label: `pg ${PG_VERSION}`, module: pgDir, missing: pgDir === null ? "could not be installed" : null },
   ];
@@ -234,7 +245,7 @@ async function main(): Promise<number> {
         const profileName = `${d.id}-db${mode}-r${r + 1}.cpuprofile`;
         const nodeFlags = options.profile === null ? [] : ["--cpu-prof", "--cpu-prof-dir", options.profile, "--cpu-prof-name", profileName];
         try {
-          server = await startServer({ file: serverFile, args: ["--driver", d.id, "--module", d.module!, "--url", pg.url, "--pool", String(options.pool), "--pipeline", mode], pinning, nodeFlags });
+          server = await startServer({ file: serverFile, args: ["--driver", d.id === "keel-baseline" ? "keel" : d.id, "--module", d.module!, "--url", pg.url, "--pool", String(options.pool), "--pipeline", mode], pinning, nodeFlags });
           if (server.pending) throw new Error(`pending: ${server.pending}`);
         } catch (err) {
           problems.push(`${d.id} r${r + 1}: server failed to start: ${String((err as Error).message).split("\n")[0]}`);
@@ -353,7 +364,7 @@ async function main(): Promise<number> {
         continue;
       }
       // keel's client is its own bundle (with a source map): its frames map back to lib/postgres.
-      const top = topSelfTime(prof.file, prof.driver === "keel" && clientBundle !== null ? clientBundle : serverFile, ROOT_DIR, 25);
+      const top = topSelfTime(prof.file, prof.driver === "keel-baseline" ? options.keelBaseline! : prof.driver === "keel" && clientBundle !== null ? clientBundle : serverFile, ROOT_DIR, 25);
       lines.push("", `Profile ${relative(ROOT_DIR, prof.file)} (${prof.driver}, db pipelining ${prof.mode}, round ${prof.round}): ${fmt(top.busyMs)} ms busy`, "", "| self ms | % | function | where |", "|---:|---:|---|---|");
       for (const t of top.top) lines.push(`| ${fmt(t.selfMs, 1)} | ${fmt(t.selfPct, 1)} | ${t.function} | ${t.where} |`);
     }

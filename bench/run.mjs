@@ -173,12 +173,21 @@ async function runExternal(pinning, quick) {
  * postgres.js vs pg under keel, against a throwaway PostgreSQL. Without PostgreSQL it prints
  * "skipped: <why>", which goes into the report as it is.
  */
-async function runPostgresDrivers(quick) {
+async function runPostgresDrivers(opts, argv) {
   const script = join(BENCH_DIR, "postgres-drivers.ts");
-  const nodeArgs = ["--import", "tsx", script, ...(quick ? ["--quick"] : [])];
+  // Windows given on the command line apply to it too; its JSON goes beside the suite's.
+  const given = (name) => argv.some((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  const args = [...(opts.quick ? ["--quick"] : [])];
+  if (given("duration")) args.push("--duration", String(opts.duration));
+  if (given("warmup")) args.push("--warmup", String(opts.warmup));
+  if (given("starts")) args.push("--rounds", String(opts.starts));
+  if (given("connections")) args.push("--connections", String(opts.connections));
+  if (given("pipelining")) args.push("--pipelining", opts.pipelining.join(","));
+  args.push("--out", join(dirname(opts.out), "postgres-drivers.json"));
+  const nodeArgs = ["--import", "tsx", script, ...args];
   log("\nPostgreSQL drivers (bench/postgres-drivers.ts) ...");
   const r = await runCommand(process.execPath, nodeArgs, { cwd: ROOT_DIR, timeoutMs: 1_200_000 });
-  const command = `node --import tsx bench/postgres-drivers.ts${quick ? " --quick" : ""}`;
+  const command = `node --import tsx bench/postgres-drivers.ts ${args.map((a) => (a.startsWith("/") ? relative(ROOT_DIR, a) : a)).join(" ")}`;
   const report = r.stdout.trim() || `failed (exit ${r.code}): ${r.stderr.trim().split("\n").slice(-3).join(" ")}`;
   log(report.startsWith("skipped") ? `PostgreSQL drivers: ${report}` : "PostgreSQL drivers: done");
   return { command, code: r.code, report };
@@ -258,7 +267,7 @@ async function main() {
     await loadgen.close();
   }
   if (opts.external) results.external = await runExternal(pinning, opts.quick || !opts.externalFull);
-  if (opts.postgres) results.postgres = await runPostgresDrivers(opts.quick);
+  if (opts.postgres) results.postgres = await runPostgresDrivers(opts, process.argv.slice(2));
 
   const allRuns = results.http.scenarios.flatMap((s) => s.cells.flatMap((c) => c.runs.filter(Boolean)));
   results.foreignCpuPct = median(allRuns.map((r) => r.foreignPct));
