@@ -223,13 +223,15 @@ async function main() {
   let scenarios = SCENARIOS.filter((s) => !opts.quick || s.quick);
   if (opts.only) scenarios = SCENARIOS.filter((s) => opts.only.includes(s.id));
 
-  log("bundling servers with esbuild ...");
-  const entries = [...new Set([...impls.map((i) => i.entry), "servers/keel.ts", "servers/raw.ts", "micro/hot-path.ts"])];
+  // `--only postgres` needs neither the HTTP servers nor this load generator (its script has its own).
+  const serversNeeded = opts.http || opts.micro || opts.footprint || opts.profile;
+  if (serversNeeded) log("bundling servers with esbuild ...");
+  const entries = serversNeeded ? [...new Set([...impls.map((i) => i.entry), "servers/keel.ts", "servers/raw.ts", "micro/hot-path.ts"])] : [];
   const { builds, errors: buildErrors } = await buildBenchEntries({ benchDir: BENCH_DIR, outDir: BUILD_DIR, entries });
   for (const [name, why] of Object.entries(buildErrors)) log(`bundling ${name} failed:\n${why}`);
   results.buildErrors = buildErrors;
   impls = impls.filter((i) => builds[i.id] !== undefined);
-  const loadgen = await startLoadGenerator(pinning);
+  const loadgen = serversNeeded ? await startLoadGenerator(pinning) : null;
   try {
     if (opts.http) {
       const matrix = { impls, builds, loadgen, pinning, clockTicks, log };
@@ -264,7 +266,7 @@ async function main() {
       results.profiles = await profileKeel({ rootDir: ROOT_DIR, builds, scenarios: which, loadgen, pinning, clockTicks, seconds: opts.quick ? 3 : 5, outDir: join(RESULTS_DIR, "profiles"), log });
     }
   } finally {
-    await loadgen.close();
+    await loadgen?.close();
   }
   if (opts.external) results.external = await runExternal(pinning, opts.quick || !opts.externalFull);
   if (opts.postgres) results.postgres = await runPostgresDrivers(opts, process.argv.slice(2));

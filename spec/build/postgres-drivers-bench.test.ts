@@ -41,7 +41,7 @@ describe("bench: PostgreSQL drivers", () => {
     const why = postgresUnavailable();
     if (why !== null) return t.skip(why);
     const out = join(scratch, "latest.json");
-    const r = await run([join(root, "bench/run.mjs"), "--only", "postgres", "--quick", "--duration", "0.25", "--warmup", "0", "--pipelining", "10", "--out", out], root, 180_000);
+    const r = await run([join(root, "bench/run.mjs"), "--only", "postgres", "--quick", "--duration", "0.1", "--warmup", "0", "--pipelining", "10", "--out", out], root, 180_000);
     assert.equal(r.status, 0, explain(r));
     assert.match(r.stdout, /## PostgreSQL drivers \(`node --import tsx bench\/postgres-drivers\.ts --quick/);
     // Nothing else ran: no HTTP scenario of the suite.
