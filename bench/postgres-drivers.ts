@@ -17,6 +17,20 @@
 //
 //   node --import tsx bench/postgres-drivers.ts [--quick] [--rounds N] [--duration S] [--warmup S]
 //                                               [--connections N] [--pipelining 1,10] [--pool N] [--out FILE]
+//                                               [--drivers keel,pg] [--db-pipelining 1,default] [--profile DIR]
+//                                               [--keel-baseline FILE]
+// --keel-baseline FILE adds keel's client from another build (lib/postgres/index.ts of that build
+// bundled into one .mjs: `git archive <commit> lib | tar -x -C /tmp/base && npx esbuild
+// /tmp/base/lib/postgres/index.ts --bundle --platform=node --format=esm --outfile=/tmp/base/pg.mjs`)
+// as the driver "keel-baseline", interleaved with the others: a before/after pair in one run.
+// --db-pipelining: statements in flight per database connection, per table row. "1" is the same
+// for all three (one statement at a time per connection, what pg always does); "default" is each
+// driver's own (keel maxPipeline 32, postgres.js max_pipeline 100, pg 1: it cannot pipeline).
+// Pool size (--pool) and prepared statements (all three prepare each statement once per
+// connection: keel's statement cache, postgres.js's default `prepare: true`, pg's named query)
+// are the same in every row.
+// --profile DIR runs every server under `node --cpu-prof` (one profile per driver and round, in
+// DIR) and prints each one's top self-time functions, keel's client mapped to lib/postgres.
 //
 // Markdown on stdout, progress on stderr, every number in bench/results/postgres-drivers.json.
 // Without PostgreSQL it says why and exits 0. Exit 1 when a server answered wrongly.
@@ -43,7 +57,7 @@ const DEFAULT_OUT = join(BENCH_DIR, "results", "postgres-drivers.json");
 const USERS = 10_000;
 const POST_BODY = JSON.stringify({ email: "bench@example.com" });
 
-const USAGE = "usage: node --import tsx bench/postgres-drivers.ts [--quick] [--rounds N] [--duration S] [--warmup S] [--connections N] [--pipelining 1,10] [--pool N] [--out FILE]";
+const USAGE = "usage: node --import tsx bench/postgres-drivers.ts [--quick] [--rounds N] [--duration S] [--warmup S] [--connections N] [--pipelining 1,10] [--pool N] [--out FILE] [--drivers keel,postgres.js,pg] [--db-pipelining 1,default] [--profile DIR] [--keel-baseline FILE]";
 
 interface Options {
   quick: boolean;
@@ -54,12 +68,18 @@ interface Options {
   pipelining: number[];
   pool: number;
   out: string;
+  drivers: string[] | null;
+  profile: string | null;
+  /** A bundled keel/postgres of another build (an .mjs), run as one more driver: before/after in one run. */
+  keelBaseline: string | null;
+  /** Statements in flight per database connection: "1" (all three drivers alike) and/or "default" (each driver's own). */
+  dbPipelining: string[];
   help?: boolean;
 }
 
 function parseArgs(argv: string[]): Options {
   const quick = argv.includes("--quick");
-  const o: Options = { quick, rounds: quick ? 1 : 3, duration: quick ? 1 : 3, warmup: quick ? 0.5 : 1, connections: 10, pipelining: [1, 10], pool: 10, out: DEFAULT_OUT };
+  const o: Options = { quick, rounds: quick ? 1 : 3, duration: quick ? 1 : 3, warmup: quick ? 0.5 : 1, connections: 10, pipelining: [1, 10], pool: 10, out: DEFAULT_OUT, drivers: null, profile: null, keelBaseline: null, dbPipelining: ["1", "default"] };
   const number = (name: string, raw: string | undefined, min: number, integer: boolean): number => numberOption(name, raw, { min, integer });
   for (let i = 0; i < argv.length; i++) {
     const eq = argv[i]!.indexOf("=");
@@ -73,6 +93,13 @@ function parseArgs(argv: string[]): Options {
     else if (name === "--pool") o.pool = number("pool", value(), 1, true);
     else if (name === "--pipelining") o.pipelining = String(value() ?? "").split(",").map((p) => number("pipelining", p.trim(), 1, true));
     else if (name === "--out") o.out = value()!;
+    else if (name === "--drivers") o.drivers = String(value() ?? "").split(",").map((d) => d.trim());
+    else if (name === "--profile") o.profile = value()!;
+    else if (name === "--keel-baseline") o.keelBaseline = value()!;
+    else if (name === "--db-pipelining") {
+      o.dbPipelining = String(value() ?? "").split(",").map((m) => m.trim());
+      for (const m of o.dbPipelining) if (m !== "default") number("db-pipelining", m, 1, true);
+    }
     else if (name === "--help" || name === "-h") o.help = true;
     else throw new Error(`unknown argument ${argv[i]} (${USAGE})`);
   }
@@ -85,7 +112,7 @@ const fmt = (x: number | null | undefined, digits = 0): string => (x === null ||
 const times = (x: number | null | undefined): string => (x === null || x === undefined ? "–" : `${x.toFixed(2)}×`);
 
 interface Driver {
-  id: "keel" | "postgres.js" | "pg";
+  id: "keel" | "keel-baseline" | "postgres.js" | "pg";
   label: string;
   /** The --module argument for the server, or why the driver cannot run. */
   module: string | null;
@@ -144,6 +171,14 @@ const SCENARIOS = [
   { id: "post", label: "POST /users", method: "POST", path: "/users", body: POST_BODY, status: 201 },
 ];
 
+/** What "statements in flight per connection" means for a driver in a mode (the table's column). */
+function pipelineSetting(driver: string, mode: string): string {
+  if (mode !== "default") return driver === "pg" && mode !== "1" ? "1 (pg cannot pipeline)" : `${mode} (all)`;
+  if (driver === "keel" || driver === "keel-baseline") return "default: 32 (maxPipeline)";
+  if (driver === "postgres.js") return "default: 100 (max_pipeline)";
+  return "default: 1 (no pipelining)";
+}
+
 function rotate<T>(list: T[], by: number): T[] {
   const k = by % list.length;
   return [...list.slice(k), ...list.slice(0, k)];
@@ -170,10 +205,13 @@ async function main(): Promise<number> {
   const keel = await keelModule();
   const drivers: Driver[] = [
     { id: "keel", label: "keel/postgres", ...keel },
+    ...(options.keelBaseline === null
+      ? []
+      : [{ id: "keel-baseline" as const, label: `keel/postgres (${options.keelBaseline.split("/").pop()})`, module: options.keelBaseline, missing: existsSync(options.keelBaseline) ? null : "no such file" }]),
     { id: "postgres.js", label: `postgres.js ${POSTGRES_JS_VERSION}`, module: postgresDir, missing: postgresDir === null ? "could not be installed" : null },
     { id: "pg", label: `pg ${PG_VERSION}`, module: pgDir, missing: pgDir === null ? "could not be installed" : null },
   ];
-  const running = drivers.filter((d) => d.missing === null);
+  const running = drivers.filter((d) => d.missing === null && (options.drivers === null || options.drivers.includes(d.id)));
   for (const d of drivers) if (d.missing !== null) log(`${d.label}: ${d.missing}`);
 
   log("bundling the server with esbuild ...");
@@ -190,6 +228,8 @@ async function main(): Promise<number> {
     insert into bench_users (email) select 'user' || g || '@example.com' from generate_series(1, ${USERS}) g; analyze bench_users;`);
   log(`PostgreSQL ${pg.version} on 127.0.0.1:${pg.port}${pinning.available ? ` (CPU ${pinning.clientCpu}, shared with the load generator)` : ""}; drivers: ${running.map((d) => d.label).join(", ")}`);
 
+  if (options.profile !== null) mkdirSync(options.profile, { recursive: true });
+  const profiles: Array<{ driver: string; mode: string; round: number; file: string }> = [];
   const loadgen = await startLoadGenerator(pinning);
   const runs = new Map<string, Array<Any | null>>(); // `${driver}|${scenario}|${p}` -> by round
   const problems: string[] = [];
@@ -198,11 +238,14 @@ async function main(): Promise<number> {
     runs.get(key)![r] = value;
   };
   try {
+    const variants = options.dbPipelining.flatMap((mode) => running.map((d) => ({ d, mode })));
     for (let r = 0; r < options.rounds; r++) {
-      for (const d of rotate(running, r)) {
+      for (const { d, mode } of rotate(variants, r)) {
         let server: Any;
+        const profileName = `${d.id}-db${mode}-r${r + 1}.cpuprofile`;
+        const nodeFlags = options.profile === null ? [] : ["--cpu-prof", "--cpu-prof-dir", options.profile, "--cpu-prof-name", profileName];
         try {
-          server = await startServer({ file: serverFile, args: ["--driver", d.id, "--module", d.module!, "--url", pg.url, "--pool", String(options.pool)], pinning });
+          server = await startServer({ file: serverFile, args: ["--driver", d.id === "keel-baseline" ? "keel" : d.id, "--module", d.module!, "--url", pg.url, "--pool", String(options.pool), "--pipeline", mode], pinning, nodeFlags });
           if (server.pending) throw new Error(`pending: ${server.pending}`);
         } catch (err) {
           problems.push(`${d.id} r${r + 1}: server failed to start: ${String((err as Error).message).split("\n")[0]}`);
@@ -221,14 +264,14 @@ async function main(): Promise<number> {
               const pgCpuUs = ((clusterTicks(postmaster) - pg0) * 1e6) / clockTicks;
               m.pgCpuUsPerQuery = m.requests > 0 ? pgCpuUs / m.requests : null;
               const good = m.statusCounts[String(s.status)] ?? 0;
-              const key = `${d.id}|${s.id}|${p}`;
+              const key = `${d.id}|${mode}|${s.id}|${p}`;
               if (m.requests === 0 || good < m.requests * 0.99 || m.errors > 0) {
                 problems.push(`${d.id} ${s.id} p${p} r${r + 1}: ${m.requests} responses, ${good} with status ${s.status}, ${m.errors} errors`);
                 record(key, r, null);
               } else record(key, r, m);
               parts.push(`${s.id} p${p} ${fmt(m.reqPerSec)} q/s ${fmt(m.cpuUsPerReq, 1)} µs/q pg ${fmt(m.pgCpuUsPerQuery, 1)} µs/q`);
             }
-            log(`[r${r + 1} ${d.id}] ${parts.join(" | ")}`);
+            log(`[r${r + 1} ${d.id} db-pipelining ${mode}] ${parts.join(" | ")}`);
           }
         } catch (err) {
           problems.push(`${d.id} r${r + 1}: ${(err as Error).message}`);
@@ -236,6 +279,7 @@ async function main(): Promise<number> {
         } finally {
           await server.stop();
         }
+        if (options.profile !== null) profiles.push({ driver: d.id, mode, round: r + 1, file: join(options.profile, profileName) });
       }
     }
   } finally {
@@ -246,12 +290,13 @@ async function main(): Promise<number> {
   // Ratios to keel's client when it ran; until then to postgres.js.
   const base = running.some((d) => d.id === "keel") ? "keel" : "postgres.js";
   const cells: Any[] = [];
-  for (const s of SCENARIOS) {
+  for (const mode of options.dbPipelining) for (const s of SCENARIOS) {
     for (const p of options.pipelining) {
       for (const d of drivers) {
-        const key = `${d.id}|${s.id}|${p}`;
+        if (options.drivers !== null && !options.drivers.includes(d.id)) continue;
+        const key = `${d.id}|${mode}|${s.id}|${p}`;
         const ok = (runs.get(key) ?? []).filter(Boolean);
-        const baseRuns = runs.get(`${base}|${s.id}|${p}`) ?? [];
+        const baseRuns = runs.get(`${base}|${mode}|${s.id}|${p}`) ?? [];
         const paired = (pick: (m: Any) => number | null): number | null => {
           const values: number[] = [];
           for (let i = 0; i < options.rounds; i++) {
@@ -267,6 +312,8 @@ async function main(): Promise<number> {
           missing: d.missing,
           scenario: s.id,
           pipelining: p,
+          dbPipelining: mode,
+          dbPipeliningSetting: pipelineSetting(d.id, mode),
           runs: ok.length,
           queriesPerSec: round(median(ok.map((m: Any) => m.reqPerSec)), 0),
           cpuUsPerQuery: round(median(ok.map((m: Any) => m.cpuUsPerReq)), 2),
@@ -288,21 +335,40 @@ async function main(): Promise<number> {
       `${options.connections} connections; ${options.rounds} round(s) × (${options.warmup} s warm-up + ${options.duration} s per pipelining level), drivers interleaved per round.`,
     `${machine.cpuModel}, ${machine.cpus} CPUs, node ${machine.node}, PostgreSQL ${pg.version}; ${machine.pinning}${pinning.available ? `; PostgreSQL on CPU ${pinning.clientCpu} with the load generator` : ""}; load average ${machine.loadavgStart.join(" ")} → ${summary.loadavgEnd.join(" ")}.`,
     "",
-    `| driver | request | pipelining | queries/s | server CPU µs/query | PostgreSQL CPU µs/query | p99 ms | queries/s ÷ ${base} | CPU/query ÷ ${base} |`,
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    `| driver | request | HTTP pipelining | statements in flight per connection | queries/s | server CPU µs/query | PostgreSQL CPU µs/query | p99 ms | queries/s ÷ ${base} | CPU/query ÷ ${base} |`,
+    "|---|---|---:|---|---:|---:|---:|---:|---:|---:|",
   ];
   for (const c of cells) {
     if (c.missing !== null) {
-      lines.push(`| ${c.label} | ${SCENARIOS.find((s) => s.id === c.scenario)!.label} | ${c.pipelining} | ${c.missing} | | | | | |`);
+      lines.push(`| ${c.label} | ${SCENARIOS.find((s) => s.id === c.scenario)!.label} | ${c.pipelining} | ${c.dbPipeliningSetting} | ${c.missing} | | | | | |`);
       continue;
     }
-    lines.push(`| ${c.label} | ${SCENARIOS.find((s) => s.id === c.scenario)!.label} | ${c.pipelining} | ${fmt(c.queriesPerSec)} | ${fmt(c.cpuUsPerQuery, 2)} | ${fmt(c.pgCpuUsPerQuery, 2)} | ${fmt(c.latencyP99Ms)} | ${times(c.ratioQueriesPerSec)} | ${times(c.ratioCpuUsPerQuery)} |`);
+    lines.push(`| ${c.label} | ${SCENARIOS.find((s) => s.id === c.scenario)!.label} | ${c.pipelining} | ${c.dbPipeliningSetting} | ${fmt(c.queriesPerSec)} | ${fmt(c.cpuUsPerQuery, 2)} | ${fmt(c.pgCpuUsPerQuery, 2)} | ${fmt(c.latencyP99Ms)} | ${times(c.ratioQueriesPerSec)} | ${times(c.ratioCpuUsPerQuery)} |`);
   }
   lines.push(
     "",
     `Medians over rounds; ratios are paired per round (driver ÷ ${base} in round r, then the median): queries/s below 1.00× and CPU above 1.00× mean the driver costs more than ${base}. ` +
       "Server CPU is the keel process (HTTP + driver; utime+stime over the window ÷ requests, 10 ms ticks); PostgreSQL CPU is all the cluster's processes over the same window.",
   );
+  lines.push(
+    "",
+    `Every driver has a pool of ${options.pool} connections and prepares each statement once per connection (keel: its statement cache; postgres.js: \`prepare: true\`, its default; pg: a named query — pg's default, an unnamed query, parses on every run). ` +
+      "\"1 (all)\" rows run one statement at a time per connection in every driver; \"default\" rows leave each driver its own setting: keel pipelines up to 32 statements per connection (maxPipeline), postgres.js up to 100 (max_pipeline), pg never pipelines (a client runs one query at a time; the pool queues the rest).",
+  );
+  if (options.profile !== null) {
+    const { topSelfTime } = await harness("profile");
+    const clientBundle = keel.module;
+    for (const prof of profiles) {
+      if (!existsSync(prof.file)) {
+        lines.push("", `Profile ${relative(ROOT_DIR, prof.file)}: not written`);
+        continue;
+      }
+      // keel's client is its own bundle (with a source map): its frames map back to lib/postgres.
+      const top = topSelfTime(prof.file, prof.driver === "keel-baseline" ? options.keelBaseline! : prof.driver === "keel" && clientBundle !== null ? clientBundle : serverFile, ROOT_DIR, 25);
+      lines.push("", `Profile ${relative(ROOT_DIR, prof.file)} (${prof.driver}, db pipelining ${prof.mode}, round ${prof.round}): ${fmt(top.busyMs)} ms busy`, "", "| self ms | % | function | where |", "|---:|---:|---|---|");
+      for (const t of top.top) lines.push(`| ${fmt(t.selfMs, 1)} | ${fmt(t.selfPct, 1)} | ${t.function} | ${t.where} |`);
+    }
+  }
   if (problems.length > 0) lines.push("", "**Problems:**", ...problems.map((p) => `- ${p}`));
   process.stdout.write("\n" + lines.join("\n") + "\n");
   log(`results: ${relative(ROOT_DIR, options.out)}; done in ${((Date.now() - started) / 1000).toFixed(0)} s`);

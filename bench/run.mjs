@@ -35,7 +35,10 @@ const HELP = `usage: node bench/run.mjs [--quick] [options]
   --starts N            server starts (rounds) per cell (full 3, quick 1)
   --connections N       autocannon connections (10)
   --pipelining A,B      pipelining levels (full 1,10; quick 10)
-  --only a,b            scenarios: ${SCENARIOS.map((s) => s.id).join(",")}
+  --only a,b            scenarios: ${SCENARIOS.map((s) => s.id).join(",")}; \`--only postgres\` runs only
+                        the PostgreSQL drivers bench (bench/postgres-drivers.ts), nothing else
+  --postgres            add the PostgreSQL drivers bench (keel/postgres vs postgres.js vs pg; opt-in:
+                        it needs PostgreSQL installed, and says "skipped" when it is not)
   --impls a,b           implementations: ${IMPLEMENTATIONS.map((i) => i.id).join(",")}
   --no-peers            do not install/use Fastify and Hono
   --no-http --no-micro --no-footprint --no-profile --no-external   skip a part
@@ -67,6 +70,10 @@ function parseArgs(argv) {
     return n;
   };
   const part = (name, defaultOn) => (flags.has(`no-${name}`) ? false : flags.has(name) ? true : defaultOn);
+  const only = list(values.only);
+  // `--only postgres` names no HTTP scenario: the PostgreSQL bench alone.
+  const postgresOnly = only !== undefined && only.includes("postgres") && only.every((id) => id === "postgres");
+  if (postgresOnly) for (const name of ["http", "micro", "footprint", "profile", "external"]) flags.add(`no-${name}`);
   return {
     help: flags.has("help") || flags.has("h"),
     quick,
@@ -75,7 +82,8 @@ function parseArgs(argv) {
     starts: Math.max(1, Math.round(positive("starts", values.starts, quick ? 1 : 3))),
     connections: Math.max(1, Math.round(positive("connections", values.connections, 10))),
     pipelining: (list(values.pipelining) ?? (quick ? ["10"] : ["1", "10"])).map(Number),
-    only: list(values.only),
+    only: only?.filter((id) => id !== "postgres"),
+    postgres: flags.has("postgres") || (only !== undefined && only.includes("postgres")),
     impls: list(values.impls),
     peers: !quick && !flags.has("no-peers"),
     http: part("http", true),
@@ -160,6 +168,31 @@ async function runExternal(pinning, quick) {
   return out;
 }
 
+/**
+ * bench/postgres-drivers.ts (opt-in: `--postgres` or `--only postgres`): keel/postgres vs
+ * postgres.js vs pg under keel, against a throwaway PostgreSQL. Without PostgreSQL it prints
+ * "skipped: <why>", which goes into the report as it is.
+ */
+async function runPostgresDrivers(opts, argv) {
+  const script = join(BENCH_DIR, "postgres-drivers.ts");
+  // Windows given on the command line apply to it too; its JSON goes beside the suite's.
+  const given = (name) => argv.some((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  const args = [...(opts.quick ? ["--quick"] : [])];
+  if (given("duration")) args.push("--duration", String(opts.duration));
+  if (given("warmup")) args.push("--warmup", String(opts.warmup));
+  if (given("starts")) args.push("--rounds", String(opts.starts));
+  if (given("connections")) args.push("--connections", String(opts.connections));
+  if (given("pipelining")) args.push("--pipelining", opts.pipelining.join(","));
+  args.push("--out", join(dirname(opts.out), "postgres-drivers.json"));
+  const nodeArgs = ["--import", "tsx", script, ...args];
+  log("\nPostgreSQL drivers (bench/postgres-drivers.ts) ...");
+  const r = await runCommand(process.execPath, nodeArgs, { cwd: ROOT_DIR, timeoutMs: 1_200_000 });
+  const command = `node --import tsx bench/postgres-drivers.ts ${args.map((a) => (a.startsWith("/") ? relative(ROOT_DIR, a) : a)).join(" ")}`;
+  const report = r.stdout.trim() || `failed (exit ${r.code}): ${r.stderr.trim().split("\n").slice(-3).join(" ")}`;
+  log(report.startsWith("skipped") ? `PostgreSQL drivers: ${report}` : "PostgreSQL drivers: done");
+  return { command, code: r.code, report };
+}
+
 async function main() {
   const opts = parseArgs(runUnderChosenNode(new URL(import.meta.url), process.argv.slice(2)));
   if (opts.help) {
@@ -190,13 +223,15 @@ async function main() {
   let scenarios = SCENARIOS.filter((s) => !opts.quick || s.quick);
   if (opts.only) scenarios = SCENARIOS.filter((s) => opts.only.includes(s.id));
 
-  log("bundling servers with esbuild ...");
-  const entries = [...new Set([...impls.map((i) => i.entry), "servers/keel.ts", "servers/raw.ts", "micro/hot-path.ts"])];
+  // `--only postgres` needs neither the HTTP servers nor this load generator (its script has its own).
+  const serversNeeded = opts.http || opts.micro || opts.footprint || opts.profile;
+  if (serversNeeded) log("bundling servers with esbuild ...");
+  const entries = serversNeeded ? [...new Set([...impls.map((i) => i.entry), "servers/keel.ts", "servers/raw.ts", "micro/hot-path.ts"])] : [];
   const { builds, errors: buildErrors } = await buildBenchEntries({ benchDir: BENCH_DIR, outDir: BUILD_DIR, entries });
   for (const [name, why] of Object.entries(buildErrors)) log(`bundling ${name} failed:\n${why}`);
   results.buildErrors = buildErrors;
   impls = impls.filter((i) => builds[i.id] !== undefined);
-  const loadgen = await startLoadGenerator(pinning);
+  const loadgen = serversNeeded ? await startLoadGenerator(pinning) : null;
   try {
     if (opts.http) {
       const matrix = { impls, builds, loadgen, pinning, clockTicks, log };
@@ -231,9 +266,10 @@ async function main() {
       results.profiles = await profileKeel({ rootDir: ROOT_DIR, builds, scenarios: which, loadgen, pinning, clockTicks, seconds: opts.quick ? 3 : 5, outDir: join(RESULTS_DIR, "profiles"), log });
     }
   } finally {
-    await loadgen.close();
+    await loadgen?.close();
   }
   if (opts.external) results.external = await runExternal(pinning, opts.quick || !opts.externalFull);
+  if (opts.postgres) results.postgres = await runPostgresDrivers(opts, process.argv.slice(2));
 
   const allRuns = results.http.scenarios.flatMap((s) => s.cells.flatMap((c) => c.runs.filter(Boolean)));
   results.foreignCpuPct = median(allRuns.map((r) => r.foreignPct));
@@ -242,7 +278,8 @@ async function main() {
   results.regression = opts.http ? regressionGate(results.http, buildErrors.keel) : null;
   results.elapsedMs = Date.now() - started;
 
-  const report = renderReport(results, impls);
+  let report = renderReport(results, impls);
+  if (results.postgres !== undefined) report += `\n## PostgreSQL drivers (\`${results.postgres.command}\`)\n\n${results.postgres.report}\n`;
   mkdirSync(dirname(opts.out), { recursive: true });
   writeFileSync(opts.out, JSON.stringify(results, null, 2) + "\n");
   writeFileSync(opts.out.replace(/\.json$/, "") + ".md", report);

@@ -5,8 +5,11 @@
 //   node keel-postgres.mjs --driver pg          --module <dir of pg>       --url postgres://...
 //   node keel-postgres.mjs --driver keel        --module <bundled keel/postgres .mjs> --url ...
 // Each driver gets a pool of --pool connections (default 10) and runs the same two statements,
-// prepared where the driver prepares: postgres.js by default, pg with a statement name, keel
-// through its statement cache. The route code is the same for all three; only `Users` differs.
+// prepared once per connection by all three: postgres.js by default, pg with a statement name,
+// keel through its statement cache. --pipeline N caps statements in flight per connection
+// (keel maxPipeline, postgres.js max_pipeline; pg always runs one at a time); --pipeline default
+// (the default) leaves each driver's own setting. The route code is the same for all three; only
+// `Users` differs.
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -31,11 +34,11 @@ function argValue(name: string): string | undefined {
   return i === -1 ? undefined : process.argv[i + 1];
 }
 
-async function connect(driver: string, module: string, url: string, pool: number): Promise<Users> {
+async function connect(driver: string, module: string, url: string, pool: number, pipeline: number | undefined): Promise<Users> {
   if (driver === "postgres.js") {
     const postgres = createRequire(join(module, "package.json"))(module) as Any;
     // int8 ids as numbers (the table's ids stay far below 2^53).
-    const sql = postgres(url, { max: pool, onnotice: () => {}, types: { bigint: postgres.BigInt } });
+    const sql = postgres(url, { max: pool, onnotice: () => {}, ...(pipeline === undefined ? {} : { max_pipeline: pipeline }) });
     await sql`select 1`;
     return {
       async get(id) {
@@ -66,7 +69,7 @@ async function connect(driver: string, module: string, url: string, pool: number
   if (driver === "keel") {
     const mod = (await import(pathToFileURL(module).href)) as Any;
     if (typeof mod.connectPostgres !== "function") announcePending("keel/postgres does not export connectPostgres");
-    const db = mod.connectPostgres(url, { max: pool });
+    const db = mod.connectPostgres(url, { max: pool, ...(pipeline === undefined ? {} : { maxPipeline: pipeline }) });
     await db.ping(5000);
     return {
       async get(id) {
@@ -88,7 +91,8 @@ async function main(): Promise<void> {
   const module = argValue("--module");
   const url = argValue("--url");
   if (module === undefined || url === undefined) throw new Error("--module and --url are required");
-  const users = await connect(driver, module, url, Number(argValue("--pool") ?? 10));
+  const pipeline = argValue("--pipeline") ?? "default";
+  const users = await connect(driver, module, url, Number(argValue("--pool") ?? 10), pipeline === "default" ? undefined : Number(pipeline));
   const newUser = t.object({ email: t.string({ format: "email" }) });
   const app = new App({ logger: silentLogger }).routes(
     route.get("/users/{id}", [path("id", t.u32())], async (id) => (await users.get(id)) ?? raise(ApiError.notFound("No such user"))),

@@ -5,6 +5,9 @@
 // Bind + Execute; later runs are Bind + Execute only, from the statement cache. While a Describe
 // is out, later statements wait to be written, so statements always run in the order they were
 // sent. A lost connection rejects everything queued or in flight with a 08006 error.
+// Messages are not written one statement at a time: they collect in `#pending` and go out in one
+// socket write at the end of the tick (process.nextTick), or at once past WRITE_BATCH_BYTES. A
+// write per statement was one syscall per statement, the largest cost of a pipelined load.
 import type { Socket } from "node:net";
 import { decoderFor, type Int8Mode } from "./decode.js";
 import { encodeParameter } from "./encode.js";
@@ -71,6 +74,9 @@ interface Group {
 
 const EMPTY: Row[] = [];
 
+/** Pending bytes that are written at once rather than at the end of the tick. */
+const WRITE_BATCH_BYTES = 64 * 1024;
+
 export class Connection {
   readonly #config: ConnectionConfig;
   readonly #reader: MessageReader;
@@ -86,6 +92,13 @@ export class Connection {
   #fatal: PostgresError | null = null;
   /** Names to Close, sent ahead of the next group written. */
   #toClose: string[] = [];
+  /** Messages not yet handed to the socket (bounded: flushed past WRITE_BATCH_BYTES and every tick). */
+  readonly #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  #flushScheduled = false;
+  /** Bound once, so neither a flush nor a chunk read allocates a closure. */
+  readonly #flushNow = (): void => this.#flush();
+  readonly #onMessageBound = (type: number, body: Buffer): void => this.#onMessage(type, body);
   processId = 0;
   secretKey = 0;
   /** I (idle), T (in a transaction) or E (in a failed transaction), from the last ReadyForQuery. */
@@ -259,6 +272,7 @@ export class Connection {
     if (this.#closed) return;
     const socket = this.#socket;
     if (socket !== null && !socket.destroyed) {
+      this.#flush();
       // Terminate, then let the server close its side; destroy only if it does not within a second.
       socket.end(w.terminate());
       setTimeout(() => socket.destroy(), 1000).unref();
@@ -290,7 +304,7 @@ export class Connection {
       const job = this.#outbox.shift()!;
       job.written = true;
       if (job.simple) {
-        this.#write([w.simpleQuery(job.text)]);
+        this.#write(w.simpleQuery(job.text));
         this.#inflight.push({ job, describe: false });
         continue;
       }
@@ -301,7 +315,7 @@ export class Connection {
       }
       const name = this.#cache.nextName();
       try {
-        this.#write([w.parse(name, job.text, job.values.length), w.describeStatement(name), w.sync()]);
+        this.#write(w.parseDescribeSync(name, job.text, job.values.length));
       } catch (error) {
         this.#reject(job, error as Error);
         continue;
@@ -317,29 +331,51 @@ export class Connection {
     try {
       const encoded: (string | null)[] = new Array(job.values.length);
       for (let i = 0; i < job.values.length; i++) encoded[i] = encodeParameter(job.values[i], statement.parameterTypes[i] ?? 0, i + 1);
-      message = w.bind(statement.name, encoded);
+      message = w.bindExecuteSync(statement.name, encoded);
     } catch (error) {
       this.#reject(job, error as Error);
       return false;
     }
     job.statement = statement;
-    this.#write([message, w.execute(), w.sync()]);
+    this.#write(message);
     this.#inflight.push({ job, describe: false });
     return true;
   }
 
-  #write(messages: Buffer[]): void {
+  /** Queues one group's messages (Closes owed go first); written at the end of the tick. */
+  #write(message: Buffer): void {
     if (this.#toClose.length > 0) {
-      const closes = this.#toClose.map((name) => w.closeStatement(name));
+      for (const name of this.#toClose) this.#queue(w.closeStatement(name));
       this.#toClose = [];
-      messages = [...closes, ...messages];
     }
-    this.#socket!.write(messages.length === 1 ? messages[0]! : Buffer.concat(messages));
+    this.#queue(message);
+    if (this.#pendingBytes >= WRITE_BATCH_BYTES) this.#flush();
+    else if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      process.nextTick(this.#flushNow);
+    }
+  }
+
+  #queue(message: Buffer): void {
+    this.#pending.push(message);
+    this.#pendingBytes += message.length;
+  }
+
+  /** Hands everything pending to the socket in one write. */
+  #flush(): void {
+    this.#flushScheduled = false;
+    const pending = this.#pending;
+    if (pending.length === 0) return;
+    const socket = this.#socket;
+    const data = pending.length === 1 ? pending[0]! : Buffer.concat(pending, this.#pendingBytes);
+    pending.length = 0;
+    this.#pendingBytes = 0;
+    if (socket !== null && !this.#closed) socket.write(data);
   }
 
   #onData(chunk: Buffer): void {
     try {
-      this.#reader.push(chunk, (type, body) => this.#onMessage(type, body));
+      this.#reader.push(chunk, this.#onMessageBound);
     } catch (error) {
       if (error instanceof MessageTooLargeError) this.#fail(error, new PostgresConnectionError("08006", error.message, { cause: error }));
       else this.#fail(error as Error);
@@ -519,6 +555,8 @@ export class Connection {
       });
     this.#closeError = reason;
     if (!graceful) this.#socket?.destroy();
+    this.#pending.length = 0;
+    this.#pendingBytes = 0;
     const pending = [...this.#inflight.map((g) => g.job), ...this.#outbox];
     this.#inflight.length = 0;
     this.#outbox.length = 0;

@@ -7,7 +7,7 @@ import type { RowOf } from "./execute.js";
 import { sql, type SqlDatabase, type SqlFragment, type SqlQueryOptions, type SqlRow, type SqlRows, type SqlTransaction } from "../sql/index.js";
 import type { Connection, Rows } from "./connection.js";
 import { clientError, PostgresConnectionError } from "./errors.js";
-import { render, runOn, withRows } from "./execute.js";
+import { render, runOn, startOn, withRows } from "./execute.js";
 import { Listener, type PostgresSubscription } from "./listener.js";
 import { resolvePostgresOptions, type PostgresOptions } from "./options.js";
 import { Pool, type PoolStats } from "./pool.js";
@@ -23,6 +23,8 @@ export class PostgresDatabase implements SqlDatabase {
   readonly #pool: Pool;
   readonly #listener: Listener;
   #closing: Promise<void> | null = null;
+  /** The pool's bookkeeping after each statement, bound once (not a closure per statement). */
+  readonly #settled = (): void => this.#pool.settled();
 
   constructor(urlOrOptions?: string | PostgresOptions, options?: PostgresOptions) {
     const resolved = resolvePostgresOptions(urlOrOptions, options);
@@ -119,11 +121,7 @@ export class PostgresDatabase implements SqlDatabase {
   #run(text: string, values: readonly unknown[], simple: boolean, signal: AbortSignal | undefined): Promise<Rows> {
     if (signal?.aborted === true) return Promise.reject(signal.reason instanceof Error ? signal.reason : new DOMException("The operation was aborted", "AbortError"));
     return new Promise<Rows>((resolve, reject) => {
-      this.#pool.acquire(
-        false,
-        (connection) => runOn(connection, text, values, simple, signal, () => this.#pool.settled()).then(resolve, reject),
-        reject,
-      );
+      this.#pool.acquire(false, (connection) => startOn(connection, text, values, simple, signal, this.#settled, resolve, reject), reject);
     });
   }
 

@@ -32,27 +32,42 @@ export function render(fragment: SqlFragment): { text: string; values: unknown[]
 
 /** Runs `text` on `connection`; `after` runs once it settled (the pool's bookkeeping). */
 export function runOn(connection: Connection, text: string, values: readonly unknown[], simple: boolean, signal: AbortSignal | undefined, after: (() => void) | null): Promise<Rows> {
-  return new Promise<Rows>((resolve, reject) => {
-    let onAbort: (() => void) | null = null;
-    const settle = (error: Error | null, rows: Rows | null): void => {
-      if (onAbort !== null) signal!.removeEventListener("abort", onAbort);
-      if (after !== null) after();
-      if (error !== null) reject(error);
-      else resolve(rows!);
-    };
-    const job = simple ? connection.simple(text, settle) : connection.query(text, values, settle);
-    if (signal !== undefined && !job.settled) {
-      // Aborted while waiting for a connection: drop the statement before it is written.
-      if (signal.aborted) connection.abort(job, abortReason(signal));
-      else {
-        onAbort = () => connection.abort(job, abortReason(signal));
-        signal.addEventListener("abort", onAbort, { once: true });
-      }
-    }
-  });
+  return new Promise<Rows>((resolve, reject) => startOn(connection, text, values, simple, signal, after, resolve, reject));
 }
 
-export async function withRows(pending: Promise<Rows>, schema: AnySchema | undefined): Promise<Rows> {
-  const rows = await pending;
-  return schema === undefined ? rows : checkRows(rows, schema);
+/**
+ * runOn without a promise of its own: settles through `resolve`/`reject`, so the pool's path
+ * (which already holds a promise for the caller) makes one promise per statement, not three.
+ */
+export function startOn(
+  connection: Connection,
+  text: string,
+  values: readonly unknown[],
+  simple: boolean,
+  signal: AbortSignal | undefined,
+  after: (() => void) | null,
+  resolve: (rows: Rows) => void,
+  reject: (error: Error) => void,
+): void {
+  let onAbort: (() => void) | null = null;
+  const settle = (error: Error | null, rows: Rows | null): void => {
+    if (onAbort !== null) signal!.removeEventListener("abort", onAbort);
+    if (after !== null) after();
+    if (error !== null) reject(error);
+    else resolve(rows!);
+  };
+  const job = simple ? connection.simple(text, settle) : connection.query(text, values, settle);
+  if (signal !== undefined && !job.settled) {
+    // Aborted while waiting for a connection: drop the statement before it is written.
+    if (signal.aborted) connection.abort(job, abortReason(signal));
+    else {
+      onAbort = () => connection.abort(job, abortReason(signal));
+      signal.addEventListener("abort", onAbort, { once: true });
+    }
+  }
+}
+
+/** The rows, checked against `schema` when there is one (no extra promise when there is none). */
+export function withRows(pending: Promise<Rows>, schema: AnySchema | undefined): Promise<Rows> {
+  return schema === undefined ? pending : pending.then((rows) => checkRows(rows, schema));
 }

@@ -10,9 +10,12 @@ export interface BackendMessage {
 
 export class MessageTooLargeError extends Error {}
 
+/** Nothing buffered (shared: a chunk that ends on a message boundary allocates nothing). */
+const NONE = Buffer.alloc(0);
+
 export class MessageReader {
   readonly #maxMessageBytes: number;
-  #buffer: Buffer = Buffer.alloc(0);
+  #buffer: Buffer = NONE;
 
   constructor(maxMessageBytes: number) {
     this.#maxMessageBytes = maxMessageBytes;
@@ -30,7 +33,7 @@ export class MessageReader {
     while (buffer.length - at >= 5) {
       const length = buffer.readInt32BE(at + 1);
       if (length < 4 || length - 4 > this.#maxMessageBytes) {
-        this.#buffer = Buffer.alloc(0);
+        this.#buffer = NONE;
         throw new MessageTooLargeError(`the server sent a message of ${length - 4} bytes, over maxMessageBytes (${this.#maxMessageBytes})`);
       }
       if (buffer.length - at < 1 + length) break;
@@ -40,6 +43,6 @@ export class MessageReader {
       onMessage(type, body);
     }
     // Copy the tail so a small leftover does not pin a large chunk.
-    this.#buffer = at === buffer.length ? Buffer.alloc(0) : Buffer.from(buffer.subarray(at));
+    this.#buffer = at === buffer.length ? NONE : Buffer.from(buffer.subarray(at));
   }
 }

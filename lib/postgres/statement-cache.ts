@@ -1,6 +1,9 @@
 // Prepared statements of one connection, by statement text, least recently used first out. The
 // server keeps each one in the backend's memory until Close: an evicted name is handed back so
 // the connection sends Close for it before its next Parse. Bounded by `size`.
+// Recency is a counter stamped on each hit rather than Map order kept by delete + set: a hit runs
+// on every statement, an eviction only after a miss (which costs a round trip anyway), so the
+// eviction scans (at most `size` entries) and the hit does one lookup.
 import type { Decoder } from "./decode.js";
 
 export interface Column {
@@ -14,9 +17,15 @@ export interface Statement {
   readonly columns: readonly Column[];
 }
 
+interface Entry {
+  readonly statement: Statement;
+  used: number;
+}
+
 export class StatementCache {
   readonly #size: number;
-  readonly #byText = new Map<string, Statement>();
+  readonly #byText = new Map<string, Entry>();
+  #clock = 0;
   #next = 0;
   /** Statements evicted over the connection's life (a figure for stats()). */
   evictions = 0;
@@ -31,12 +40,10 @@ export class StatementCache {
 
   /** The statement for `text`, marked most recently used; undefined when not prepared. */
   get(text: string): Statement | undefined {
-    const statement = this.#byText.get(text);
-    if (statement !== undefined) {
-      this.#byText.delete(text);
-      this.#byText.set(text, statement);
-    }
-    return statement;
+    const entry = this.#byText.get(text);
+    if (entry === undefined) return undefined;
+    entry.used = ++this.#clock;
+    return entry.statement;
   }
 
   /** A fresh statement name. */
@@ -47,11 +54,19 @@ export class StatementCache {
   /** Adds a prepared statement; answers the names evicted to stay within the size (to Close). */
   add(text: string, statement: Statement): string[] {
     const evicted: string[] = [];
-    this.#byText.set(text, statement);
+    this.#byText.set(text, { statement, used: ++this.#clock });
     while (this.#byText.size > this.#size) {
-      const [oldest, old] = this.#byText.entries().next().value as [string, Statement];
-      this.#byText.delete(oldest);
-      evicted.push(old.name);
+      let oldest: string | undefined;
+      let oldestUsed = Infinity;
+      for (const [key, entry] of this.#byText) {
+        if (entry.used < oldestUsed) {
+          oldest = key;
+          oldestUsed = entry.used;
+        }
+      }
+      const old = this.#byText.get(oldest!)!;
+      this.#byText.delete(oldest!);
+      evicted.push(old.statement.name);
       this.evictions++;
     }
     return evicted;
@@ -59,9 +74,9 @@ export class StatementCache {
 
   /** Forgets `text` (its plan went stale); answers the name to Close, if it was there. */
   remove(text: string): string | undefined {
-    const statement = this.#byText.get(text);
-    if (statement === undefined) return undefined;
+    const entry = this.#byText.get(text);
+    if (entry === undefined) return undefined;
     this.#byText.delete(text);
-    return statement.name;
+    return entry.statement.name;
   }
 }

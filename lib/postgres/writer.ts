@@ -76,19 +76,25 @@ export function describeStatement(name: string): Buffer {
   return message("D", Buffer.concat([Buffer.from("S"), cstring(name, "a statement name")]));
 }
 
-/** Bind the unnamed portal: every parameter and every result column in text format. */
-export function bind(statement: string, values: readonly (string | null)[]): Buffer {
-  let size = 1 + Buffer.byteLength(statement) + 1 + 2 + 2 + 2;
-  const encoded: (Buffer | null)[] = new Array(values.length);
+/** Parse + Describe + Sync in one buffer: a statement's first run on a connection. */
+export function parseDescribeSync(name: string, text: string, parameterCount: number): Buffer {
+  return Buffer.concat([parse(name, text, parameterCount), describeStatement(name), SYNC]);
+}
+
+/**
+ * Bind the unnamed portal (every parameter and every result column in text format), Execute it
+ * for every row, Sync: a prepared statement's run, written straight into one allocation (no
+ * per-parameter Buffer, no concat).
+ */
+export function bindExecuteSync(statement: string, values: readonly (string | null)[]): Buffer {
+  let bindSize = 4 + 1 + Buffer.byteLength(statement) + 1 + 2 + 2 + 2;
   for (let i = 0; i < values.length; i++) {
-    const v = values[i]!;
-    const b = v === null ? null : Buffer.from(v, "utf8");
-    encoded[i] = b;
-    size += 4 + (b === null ? 0 : b.length);
+    const v = values[i];
+    bindSize += 4 + (v === null || v === undefined ? 0 : Buffer.byteLength(v));
   }
-  const out = Buffer.allocUnsafe(1 + 4 + size);
+  const out = Buffer.allocUnsafe(1 + bindSize + EXECUTE_SYNC.length);
   out[0] = 0x42; // 'B'
-  out.writeInt32BE(out.length - 1, 1);
+  out.writeInt32BE(bindSize, 1);
   let at = 5;
   out[at++] = 0; // unnamed portal
   at += out.write(statement, at, "utf8");
@@ -97,33 +103,27 @@ export function bind(statement: string, values: readonly (string | null)[]): Buf
   at += 2;
   out.writeInt16BE(values.length, at);
   at += 2;
-  for (const b of encoded) {
-    if (b === null) {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (v === null || v === undefined) {
       out.writeInt32BE(-1, at);
       at += 4;
     } else {
-      out.writeInt32BE(b.length, at);
-      at += 4;
-      b.copy(out, at);
-      at += b.length;
+      const length = out.write(v, at + 4, "utf8");
+      out.writeInt32BE(length, at);
+      at += 4 + length;
     }
   }
   out.writeInt16BE(0, at); // no result format codes: all text
+  at += 2;
+  EXECUTE_SYNC.copy(out, at);
   return out;
 }
 
 const EXECUTE_ALL = message("E", Buffer.concat([Buffer.from([0]), int32(0)]));
 const SYNC = message("S", Buffer.alloc(0));
+const EXECUTE_SYNC = Buffer.concat([EXECUTE_ALL, SYNC]);
 const TERMINATE = message("X", Buffer.alloc(0));
-
-/** Execute the unnamed portal, every row. */
-export function execute(): Buffer {
-  return EXECUTE_ALL;
-}
-
-export function sync(): Buffer {
-  return SYNC;
-}
 
 export function terminate(): Buffer {
   return TERMINATE;

@@ -4,6 +4,8 @@
 // cancellation. Skips visibly when PostgreSQL is not installed.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { Socket } from "node:net";
+import { Duplex } from "node:stream";
 import { t as schema } from "../../lib/index.js";
 import { mapDatabaseError } from "../../lib/db-errors/index.js";
 import { connectPostgres, PostgresConnectionError, PostgresError, PostgresRowError, sql, type PostgresDatabase } from "../../lib/postgres/index.js";
@@ -219,6 +221,43 @@ describe("keel/postgres: statements", () => {
       assert.equal(stats.opened, 1);
       assert.ok(stats.maxDepthSeen > 1 && stats.maxDepthSeen <= 16, JSON.stringify(stats));
     } finally {
+      await one.close();
+    }
+  });
+
+  it("statements issued in one tick leave in one socket write; past 64 KiB pending, at once", async (t) => {
+    if (server === null) return t.skip(skip());
+    const one = connectPostgres(server.url, { max: 1, maxPipeline: 32, sslmode: "disable" });
+    // Counts writes on the sockets to this server (Duplex.prototype.write: net.Socket has no write of its own).
+    const original = Duplex.prototype.write;
+    let writes = 0;
+    const sizes: number[] = [];
+    Duplex.prototype.write = function (this: Duplex, chunk: unknown, ...rest: unknown[]) {
+      if (this instanceof Socket && this.remotePort === server!.port) {
+        writes++;
+        sizes.push((chunk as Buffer).length);
+      }
+      return (original as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
+    } as typeof original;
+    try {
+      // Prepared first (their Parse + Describe round trips are not what is counted).
+      await one.sql`select ${0}::int as i`;
+      await one.sql`select length(${"x"}::text) as n`;
+      writes = 0;
+      sizes.length = 0;
+      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => one.sql`select ${i}::int as i`));
+      results.forEach((rows, i) => assert.equal(rows[0]!["i"], i));
+      assert.equal(writes, 1, `10 statements in one tick took ${writes} socket writes`);
+      // Four 40 KB parameters: the batch goes out when it passes 64 KiB, so two writes, none far above it.
+      writes = 0;
+      sizes.length = 0;
+      const big = "x".repeat(40_000);
+      const lengths = await Promise.all(Array.from({ length: 4 }, () => one.sql`select length(${big}::text) as n`));
+      for (const rows of lengths) assert.equal(rows[0]!["n"], 40_000);
+      assert.equal(writes, 2, `sizes ${sizes.join(", ")}`);
+      for (const size of sizes) assert.ok(size < 64 * 1024 + 41_000, `a write of ${size} bytes`);
+    } finally {
+      Duplex.prototype.write = original;
       await one.close();
     }
   });
