@@ -81,12 +81,17 @@ export class PostgresConnectionError extends Error {
   }
 
   [asApiError](): ApiError {
-    return ApiError.serviceUnavailable("A backing service is unavailable", {
-      headers: { "retry-after": "1" },
-      detail: `postgres: ${this.message}`,
-      cause: this,
-    });
+    return unavailable(this);
   }
+}
+
+/** The 503 a connection or pool failure answers with by itself (no keel/db-errors needed). */
+function unavailable(error: Error): ApiError {
+  return ApiError.serviceUnavailable("A backing service is unavailable", {
+    headers: { "retry-after": "1" },
+    detail: `postgres: ${error.message}`,
+    cause: error,
+  });
 }
 
 /** The pool had no connection for the caller: waited acquireTimeoutMs, or maxWaiting callers already waited. */
@@ -102,11 +107,7 @@ export class PostgresPoolError extends Error {
   }
 
   [asApiError](): ApiError {
-    return ApiError.serviceUnavailable("A backing service is unavailable", {
-      headers: { "retry-after": "1" },
-      detail: `postgres: ${this.message}`,
-      cause: this,
-    });
+    return unavailable(this);
   }
 }
 

@@ -179,16 +179,29 @@ export class Pool {
     if (connection.depth > this.#stats.maxDepthSeen) this.#stats.maxDepthSeen = connection.depth;
   }
 
-  #openFor(exclusive: boolean, grant: (connection: Connection) => void, fail: (error: Error) => void): void {
+  /** A new connection, counted while it opens and kept once open (the sweeper then watches it). */
+  #connect(): Promise<Connection> {
     this.#opening++;
     const connection = new Connection(this.#connectionConfig);
-    connection.open().then(
+    return connection.open().then(
       () => {
         this.#opening--;
         this.#stats.opened++;
         this.#open.set(connection, { reserved: false, retiring: false });
         connection.onClose = () => this.#closed(connection);
         this.#startSweeper();
+        return connection;
+      },
+      (error: unknown) => {
+        this.#opening--;
+        throw error;
+      },
+    );
+  }
+
+  #openFor(exclusive: boolean, grant: (connection: Connection) => void, fail: (error: Error) => void): void {
+    this.#connect().then(
+      (connection) => {
         if (this.#closing) {
           connection.close();
           return fail(new PostgresConnectionError("08003", "the database is closing"));
@@ -198,7 +211,6 @@ export class Pool {
         this.#fillToMin();
       },
       (error: Error) => {
-        this.#opening--;
         fail(error);
         // The server cannot be reached: callers waiting would only wait out their timeout.
         if (this.#open.size === 0 && this.#opening === 0) {
@@ -235,20 +247,12 @@ export class Pool {
 
   #fillToMin(): void {
     while (!this.#closing && this.#open.size + this.#opening < this.#config.min) {
-      this.#opening++;
-      const connection = new Connection(this.#connectionConfig);
-      connection.open().then(
-        () => {
-          this.#opening--;
-          this.#stats.opened++;
-          this.#open.set(connection, { reserved: false, retiring: false });
-          connection.onClose = () => this.#closed(connection);
+      this.#connect().then(
+        (connection) => {
           if (this.#closing) connection.close();
           else this.#dispatch();
         },
-        () => {
-          this.#opening--;
-        },
+        () => undefined,
       );
     }
   }

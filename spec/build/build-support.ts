@@ -19,6 +19,7 @@ export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 
 export interface RunResult {
   status: number | null;
+  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
@@ -28,25 +29,25 @@ export function run(args: string[], cwd: string, timeoutMs = 60_000): Promise<Ru
   return runCommand(process.execPath, args, cwd, timeoutMs);
 }
 
-/** `command <args>` in `cwd`, as `run` does for node. */
-export function runCommand(command: string, args: string[], cwd: string, timeoutMs = 60_000): Promise<RunResult> {
+/** `command <args>` in `cwd`, as `run` does for node (with `env`, default childEnv()). */
+export function runCommand(command: string, args: readonly string[], cwd: string, timeoutMs = 60_000, env: NodeJS.ProcessEnv = childEnv()): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: childEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
     child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
     child.on("error", reject);
-    child.on("close", (status) => {
+    child.on("close", (status, signal) => {
       clearTimeout(timer);
-      resolve({ status, stdout, stderr });
+      resolve({ status, signal, stdout, stderr });
     });
   });
 }
 
 export function explain(r: RunResult): string {
-  return `exit ${r.status}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+  return `exit ${r.status ?? r.signal}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 }
 
 /** The names in a file's last `export { a, b as c, type d as e }` list (the exported side). */

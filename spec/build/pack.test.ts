@@ -16,7 +16,7 @@ const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { na
 
 function npm(args: string[], cwd: string, env: NodeJS.ProcessEnv): RunResult {
   const r = spawnSync("npm", args, { cwd, env, encoding: "utf8", timeout: 120_000 });
-  return { status: r.status, stdout: r.stdout ?? "", stderr: (r.stderr ?? "") + (r.error ? String(r.error) : "") };
+  return { status: r.status, signal: r.signal, stdout: r.stdout ?? "", stderr: (r.stderr ?? "") + (r.error ? String(r.error) : "") };
 }
 
 describe("npm pack", () => {

@@ -3,12 +3,12 @@
 // the JSON. Tiny windows: this proves the harness, it does not measure. Without redis-server the
 // script must say so and exit 0, never fail.
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { childEnv, explain, root, run, type RunResult } from "./build-support.js";
+import { childEnv, explain, root, run, runCommand, type RunResult } from "./build-support.js";
 
 interface Cell {
   case: string;
@@ -40,15 +40,7 @@ const redisInstalled = spawnSync("redis-server", ["--version"]).status === 0;
 
 /** `node bench/rate-limit-store.mjs <args>` with PATH replaced (redis-server then cannot be found). */
 function runWithPath(args: string[], path: string): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, env: { ...childEnv(), PATH: path }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (status) => resolve({ status, stdout, stderr }));
-  });
+  return runCommand(process.execPath, args, root, 180_000, { ...childEnv(), PATH: path });
 }
 
 describe("bench/rate-limit-store.mjs", () => {

@@ -2,20 +2,12 @@
 // dist/keel.js, without typecheck or declarations: under a second) into a scratch folder under the
 // repo's ignored .tmp/ (so the tool finds keel's package.json above it, as in a checkout), and
 // run it as a process with an environment the test chooses.
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
+import { root, runCommand, type RunResult } from "../build/build-support.js";
 
-export const root = fileURLToPath(new URL("../..", import.meta.url));
-export const tscBin = join(root, "node_modules/typescript/bin/tsc");
-
-export interface RunResult {
-  status: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
+export { explain, root, tscBin, type RunResult } from "../build/build-support.js";
 
 /** The environment of a child: no test-runner settings, no KEEL_* or PORT of the machine's. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -27,24 +19,9 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, ...extra };
 }
 
+/** `node <args>` in `cwd` with `env` (default: a clean one). */
 export function runNode(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = cleanEnv(), timeoutMs = 60_000): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.on("error", reject);
-    child.on("close", (status, signal) => {
-      clearTimeout(timer);
-      resolve({ status, signal, stdout, stderr });
-    });
-  });
-}
-
-export function explain(r: RunResult): string {
-  return `exit ${r.status ?? r.signal}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+  return runCommand(process.execPath, args, cwd, timeoutMs, env);
 }
 
 /** A scratch folder under <repo>/.tmp holding the built tool; `cleanup` removes it. */
