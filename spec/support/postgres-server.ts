@@ -11,6 +11,7 @@ import { connect } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { freePort } from "./redis-server.js";
+import { selfSignedCertificate } from "./test-certificate.js";
 
 export interface PostgresServerHandle {
   readonly port: number;
@@ -153,17 +154,14 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
   let ca: string | undefined;
   if (options.tls === true) {
     try {
-      execFileSync("openssl", [
-        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-        "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-days", "1",
-        "-keyout", join(data, "server.key"), "-out", join(data, "server.crt"),
-      ], { stdio: "ignore" });
-      chmodSync(join(data, "server.key"), 0o600);
+      const { key, cert } = selfSignedCertificate();
+      writeFileSync(join(data, "server.key"), key, { mode: 0o600 });
+      writeFileSync(join(data, "server.crt"), cert);
       if (as.uid !== undefined) {
         chownSync(join(data, "server.key"), as.uid, as.gid!);
         chownSync(join(data, "server.crt"), as.uid, as.gid!);
       }
-      ca = readFileSync(join(data, "server.crt"), "utf8");
+      ca = cert;
       conf.push(`ssl = on`);
     } catch {
       // openssl missing: no TLS; `ca` stays undefined and TLS tests skip.
