@@ -59,7 +59,7 @@ export function messages(options: MessagesOptions = {}): (app: App) => void {
     if (fixed === undefined) throw new TypeError(`keel/messages: locale ${JSON.stringify(options.locale)} has no catalogue (there are: ${tags.join(", ")})`);
   } else if (tags.length === 1) fixed = ENGLISH;
 
-  const localize = (err: ApiError, req: IncomingMessage): ApiError => {
+  const translate = (err: ApiError, req: IncomingMessage): ApiError => {
     const fields = err.fields;
     if (fields === undefined) return err;
     const tag = fixed ?? selectLanguage(req.headers["accept-language"], tags) ?? ENGLISH;
@@ -69,6 +69,15 @@ export function messages(options: MessagesOptions = {}): (app: App) => void {
     const translated = catalogue === undefined ? fields : fields.map((f) => ({ ...f, message: catalogue.field(f.code, f.message) }));
     const message = catalogue === undefined ? err.message : catalogue.message(err.message);
     return new ApiError(err.status, err.type, message, defined({ fields: translated, headers, detail: err.detail, cause: err.cause }));
+  };
+  // The kernel calls this while it makes an error reply, which must not throw: an error here
+  // (a template that cannot render a value) leaves the English answer as it was.
+  const localize = (err: ApiError, req: IncomingMessage): ApiError => {
+    try {
+      return translate(err, req);
+    } catch {
+      return err;
+    }
   };
   return (app) => {
     if (app.runtime.localize !== null) throw new TypeError("keel/messages: messages() is registered on this app already");
