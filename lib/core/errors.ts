@@ -1,6 +1,6 @@
 // The one error shape of keel: {"error":{"type","message","fields"?},"error_id":"err_<32 hex>"}.
 // Every error anywhere in the request path (router, extractors, layers, handlers) ends up here.
-import { jsonString } from "./json-string.js";
+import { jsonString } from "../util/json-string.js";
 
 export type ErrorType =
   | "bad_request"

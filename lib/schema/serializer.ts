@@ -24,6 +24,7 @@ import { compileSchema, namedSchemasWithin } from "./compile.js";
 import { jsonEqual } from "./json-equal.js";
 import type { JsonSchema } from "./types.js";
 import { defined } from "../util/defined.js";
+import { jsonString } from "../util/json-string.js";
 
 import { SerializationMismatch, type Serializer } from "./serializer-mismatch.js";
 
@@ -73,20 +74,8 @@ const VALIDATE_THEN_STRINGIFY = [
 const INHERITED = new Set(Object.getOwnPropertyNames(Object.prototype));
 const lit = (v: unknown): string => JSON.stringify(v) as string;
 
-/** Characters JSON must escape (and lone surrogates, which JSON.stringify writes as \u escapes). */
-const NEEDS_ESCAPE = /[\u0000-\u001f"\\\ud800-\udfff]/;
-/** A JSON string literal: most strings need no escaping, and a JS check is cheaper than a native call. */
-function str(s: string): string {
-  const n = s.length;
-  if (n < 42) {
-    for (let i = 0; i < n; i++) {
-      const c = s.charCodeAt(i);
-      if (c < 32 || c === 34 || c === 92 || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(s);
-    }
-    return '"' + s + '"';
-  }
-  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : '"' + s + '"';
-}
+/** A JSON string literal (the generated code calls it `str`). */
+const str = jsonString;
 
 class SerializerCompiler {
   readonly #options: SerializerOptions;

@@ -38,6 +38,9 @@
 //     58,786 instructions per request and the 422 from 111,284 to 104,865 (bench/instructions.mjs,
 //     Node 20.20, --semi-space 16, 5 windows of 3,000).
 //   both together: hello 17,928, kernel 34,457.
+//   then +43 (hello 17,971) and -42 (kernel 34,415): the error body's JSON string writer and the
+//     response serializer's copy of it became one (lib/util/json-string.ts); the hello app now
+//     carries the serializer's one-regex path for long strings.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 // @ts-expect-error plain .mjs script without declarations
@@ -49,7 +52,7 @@ import { measureHelloApp } from "../../scripts/sizes.mjs";
 
 /** Bytes, minified + gzip -9. */
 const BUDGETS = {
-  helloApp: 17_940,
+  helloApp: 17_980,
   kernel: 34_480,
 } as const;
 

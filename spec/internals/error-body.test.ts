@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { ApiError, errorBodyJson, MASKED_MESSAGE, newErrorId, type ValidationField } from "../../lib/core/errors.js";
-import { jsonString } from "../../lib/core/json-string.js";
+import { jsonString } from "../../lib/util/json-string.js";
 
 function reference(err: ApiError, errorId: string, production: boolean): string {
   const message = production && err.status >= 500 ? MASKED_MESSAGE : err.message;
