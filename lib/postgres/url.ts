@@ -3,6 +3,8 @@
 // second host, a bad sslmode) is a TypeError naming it, with the credentials masked: a password
 // never reaches an error message or a log line.
 
+import { redactUrlCredentials } from "../shared/redact-url.js";
+
 export type SslMode = "disable" | "prefer" | "require" | "verify-ca" | "verify-full";
 
 export const SSL_MODES: readonly SslMode[] = ["disable", "prefer", "require", "verify-ca", "verify-full"];
@@ -24,11 +26,7 @@ const PARAMS = new Set(["sslmode", "application_name", "connect_timeout", "optio
 
 /** The URL with everything between the scheme and the last @ masked, for messages. */
 export function redactPostgresUrl(url: string): string {
-  const at = url.lastIndexOf("@");
-  if (at === -1) return url;
-  const scheme = url.indexOf("://");
-  const from = scheme !== -1 && scheme < at ? scheme + 3 : 0;
-  return `${url.slice(0, from)}***${url.slice(at)}`;
+  return redactUrlCredentials(url);
 }
 
 export function parsePostgresUrl(url: string): PostgresUrlParts {

@@ -2,6 +2,8 @@
 // percent-decoded. A bad URL is a TypeError whose message shows the URL with its credentials
 // masked: a password never reaches an error message or a log line.
 
+import { redactUrlCredentials } from "../../shared/redact-url.js";
+
 export interface RedisUrlParts {
   host: string;
   port: number;
@@ -15,11 +17,7 @@ const DEFAULT_PORT = 6379;
 
 /** The URL with everything between the scheme and the last @ masked, for messages. */
 export function redactRedisUrl(url: string): string {
-  const at = url.lastIndexOf("@");
-  if (at === -1) return url;
-  const scheme = url.indexOf("://");
-  const from = scheme !== -1 && scheme < at ? scheme + 3 : 0;
-  return `${url.slice(0, from)}***${url.slice(at)}`;
+  return redactUrlCredentials(url);
 }
 
 export function parseRedisUrl(url: string): RedisUrlParts {

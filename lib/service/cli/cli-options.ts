@@ -2,6 +2,8 @@
 // variable and a parse function. Precedence: flag, then environment, then default. Bad values
 // and unknown flags raise CliUsageError (exit code 2), with a message naming the source.
 
+import { redactUrlCredentials } from "../../shared/redact-url.js";
+
 /** Exit code for bad usage (as in BSD sysexits' EX_USAGE convention used by most CLIs: 2). */
 export const USAGE_EXIT_CODE = 2;
 
@@ -44,18 +46,13 @@ function describeSource(opt: CliOption<unknown>, fromFlag: boolean): string {
   return fromFlag ? `--${opt.flag}` : `${opt.env}`;
 }
 
-/** `scheme://user:password@host` → `scheme://***@host`: a URL's credentials never reach a message. */
-function withoutCredentials(raw: string): string {
-  return raw.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^@/?#]*@/, "$1***@");
-}
-
 function parseValue(opt: CliOption<unknown>, raw: string, fromFlag: boolean): unknown {
   try {
     return opt.parse(raw);
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
     // The message goes to stderr and log shippers: a secret shows only its length.
-    const got = opt.secret === true ? `a value of ${Buffer.byteLength(raw)} bytes` : JSON.stringify(withoutCredentials(raw));
+    const got = opt.secret === true ? `a value of ${Buffer.byteLength(raw)} bytes` : JSON.stringify(redactUrlCredentials(raw));
     throw new CliUsageError(`${describeSource(opt, fromFlag)}: ${why}, got ${got}`);
   }
 }

@@ -192,6 +192,9 @@ describe("parseCli: what a bad value's message shows", () => {
     const message = messageOf({ APP_URL: "mysql://admin:s3cr%40t@db.internal:3306/app" });
     assert.equal(message, 'APP_URL: expected postgres://, got "mysql://***@db.internal:3306/app"');
     assert.doesNotMatch(message, /s3cr|admin/);
+    // An unencoded `/` or `@` in the password: everything up to the last `@` is hidden.
+    const slashed = messageOf({ APP_URL: "mysql://admin:pa/ss@w@db.internal/app" });
+    assert.equal(slashed, 'APP_URL: expected postgres://, got "mysql://***@db.internal/app"');
   });
 });
 
