@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
-import { App, json, query, route, t, type InjectResponse } from "../../lib/index.js";
+import { ApiError, App, json, query, route, t, type InjectResponse } from "../../lib/index.js";
 import { messages, englishMessages, type MessageCatalogue } from "../../lib/messages/index.js";
 import { selectLanguage } from "../../lib/plugin.js";
 import { compileSchema } from "../../lib/json-schema/index.js";
@@ -119,6 +119,23 @@ describe("a fixed locale", () => {
   test("a region of a registered language resolves to it; one with no catalogue is refused at registration", () => {
     assert.doesNotThrow(() => messages({ catalogues: { de }, locale: "de-AT" }));
     assert.throws(() => messages({ catalogues: { de }, locale: "fr" }), /locale "fr" has no catalogue \(there are: en, de\)/);
+  });
+});
+
+describe("a translation that cannot be made", () => {
+  test("leaves the error as it was: an app's 422 with a fields value that is not a list still answers", async () => {
+    const app = new App().register(messages({ catalogues: { de }, locale: "de" }));
+    // Off the typed shape on purpose (a plain JS caller): the translator cannot map it.
+    const odd = { field: "email", code: "invalid", message: "bad" } as never;
+    app.routes(route.get("/odd", [], () => {
+      throw new ApiError(422, "validation_error", "Request validation failed", { fields: odd });
+    }));
+    const res = await app.inject({ url: "/odd" });
+    assert.equal(res.status, 422);
+    const body = res.json<{ error: { message: string; fields: unknown }; error_id: string }>();
+    assert.equal(body.error.message, "Request validation failed");
+    assert.deepEqual(body.error.fields, { field: "email", code: "invalid", message: "bad" });
+    assert.match(body.error_id, /^err_[0-9a-f]{32}$/);
   });
 });
 
