@@ -49,6 +49,13 @@ export function startOn(
   resolve: (rows: Rows) => void,
   reject: (error: Error) => void,
 ): void {
+  // Aborted while waiting for a connection: never enqueued. Once enqueued, the statement is on its
+  // way to the socket, and a CancelRequest (its own connection, so it can land after this
+  // statement ended) could interrupt the next statement on the backend instead.
+  if (signal?.aborted === true) {
+    if (after !== null) after();
+    return reject(abortReason(signal));
+  }
   let onAbort: (() => void) | null = null;
   const settle = (error: Error | null, rows: Rows | null): void => {
     if (onAbort !== null) signal!.removeEventListener("abort", onAbort);
@@ -58,12 +65,8 @@ export function startOn(
   };
   const job = simple ? connection.simple(text, settle) : connection.query(text, values, settle);
   if (signal !== undefined && !job.settled) {
-    // Aborted while waiting for a connection: drop the statement before it is written.
-    if (signal.aborted) connection.abort(job, abortReason(signal));
-    else {
-      onAbort = () => connection.abort(job, abortReason(signal));
-      signal.addEventListener("abort", onAbort, { once: true });
-    }
+    onAbort = () => connection.abort(job, abortReason(signal));
+    signal.addEventListener("abort", onAbort, { once: true });
   }
 }
 
