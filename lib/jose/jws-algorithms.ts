@@ -1,7 +1,8 @@
 // The JWS algorithms we implement (RFC 7518 §3, RFC 8037 for EdDSA) and their sign/verify
 // primitives over node:crypto. `none` is deliberately absent: it is never an algorithm here.
-import { constants, createHmac, sign as cryptoSign, verify as cryptoVerify, timingSafeEqual } from "node:crypto";
+import { constants, sign as cryptoSign, verify as cryptoVerify } from "node:crypto";
 import type { KeyObject } from "node:crypto";
+import { hmac, hmacMatches } from "./hmac.js";
 
 export type JwsAlgorithm =
   | "HS256" | "HS384" | "HS512"
@@ -60,7 +61,7 @@ export function jwsSign(alg: JwsAlgorithm, key: KeyObject, signingInput: Uint8Ar
   const spec = SPECS[alg];
   switch (spec.family) {
     case "hmac":
-      return createHmac(spec.hash!, key).update(signingInput).digest();
+      return hmac(spec.hash!, key, signingInput);
     case "rsa":
       return cryptoSign(spec.hash, signingInput, { key, padding: constants.RSA_PKCS1_PADDING });
     case "rsa-pss":
@@ -85,9 +86,7 @@ export function jwsVerify(alg: JwsAlgorithm, key: KeyObject, signingInput: Uint8
   try {
     switch (spec.family) {
       case "hmac": {
-        const expected = createHmac(spec.hash!, key).update(signingInput).digest();
-        // Length first (it is public: the hash size), then a constant-time compare.
-        return signature.byteLength === expected.byteLength && timingSafeEqual(signature, expected);
+        return hmacMatches(spec.hash!, key, signingInput, signature);
       }
       case "rsa":
         return cryptoVerify(spec.hash, signingInput, { key, padding: constants.RSA_PKCS1_PADDING }, signature);
