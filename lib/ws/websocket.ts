@@ -381,6 +381,12 @@ export class WebSocket extends EventEmitter<WebSocketEvents> implements FrameSin
     this.budgetTimer.unref();
   }
 
+  private stopInflationBudget(): void {
+    if (this.budgetTimer !== undefined) clearTimeout(this.budgetTimer);
+    this.budgetTimer = undefined;
+    this.release(Hold.InflateBudget);
+  }
+
   private onBudgetRefilled(): void {
     this.budgetTimer = undefined;
     this.release(Hold.InflateBudget);
@@ -398,6 +404,10 @@ export class WebSocket extends EventEmitter<WebSocketEvents> implements FrameSin
 
   private queueClose(code: number, reason: string): void {
     this.closeQueued = true;
+    // Messages from now on are dropped unread (deliver), so none is inflated or charged: a spent
+    // budget no longer holds reading, and the peer's close frame (or its end of the stream) is
+    // seen at once instead of after the refill or closeTimeoutMs.
+    this.stopInflationBudget();
     const payload = closePayload(code, reason);
     if (this.compressing || this.queue.length > 0) {
       this.queue.push({ opcode: Opcode.Close, payload, compress: false, callback: undefined });
@@ -460,6 +470,7 @@ export class WebSocket extends EventEmitter<WebSocketEvents> implements FrameSin
 
   /** @internal */
   onMessageData(piece: Buffer): void {
+    if (this.state !== ReadyState.OPEN) return; // dropped at its end: nothing to keep
     if (!this.messageBinary && !this.messageCompressed && !this.utf8.update(piece)) {
       // Fail fast: the rest of the message is not waited for.
       this.failConnection(CloseCode.InvalidPayload, "invalid UTF-8 in a text message");
@@ -473,6 +484,8 @@ export class WebSocket extends EventEmitter<WebSocketEvents> implements FrameSin
   onMessageEnd(): void {
     const pieces = this.messagePieces;
     this.messagePieces = [];
+    // After our close frame a message is dropped (deliver): not inflated, not charged.
+    if (this.state !== ReadyState.OPEN) return;
     if (this.messageCompressed) {
       // Inflation is async: hold further frames (and the socket) until it is done, in order.
       this.hold(Hold.Inflating);
@@ -500,7 +513,9 @@ export class WebSocket extends EventEmitter<WebSocketEvents> implements FrameSin
       this.failConnection(CloseCode.InvalidPayload, "invalid UTF-8 in a text message");
       return;
     }
-    this.chargeInflation(data.length);
+    // Charged only while open: a message finishing after close() is dropped (deliver), and the
+    // debt would hold reading again (stopInflationBudget).
+    if (this.state === ReadyState.OPEN) this.chargeInflation(data.length);
     this.deliver(data, this.messageBinary);
     this.release(Hold.Inflating);
   }

@@ -965,6 +965,30 @@ describe("ws permessage-deflate", () => {
     }
   });
 
+  it("a spent inflation budget does not hold the closing handshake: after close() the peer's close frame is read at once", { timeout: 10_000 }, async () => {
+    // 1 KiB/s against 64 KiB messages: the first message leaves the budget 63 s in debt, so
+    // without the fix the client's close frame (behind two more messages) is read a minute later.
+    const size = 64 * 1024;
+    const bounded = await startServer({ perMessageDeflate: { threshold: 1 << 30 }, maxPayload: size, maxInflateRate: 1024, closeTimeoutMs: 3_600_000 });
+    try {
+      const client = await RawClient.open(bounded.port, offer);
+      const server = bounded.sockets.at(-1)!;
+      const closed = new Promise<number>((resolve) => server.once("close", (code: number) => resolve(code)));
+      const bomb = buildFrame(BINARY, compress(Buffer.alloc(size)), { rsv1: true });
+      client.socket.write(Buffer.concat([bomb, bomb, bomb]));
+      assert.equal((await client.nextFrame())?.payload.length, size);
+      assert.ok(server.isPaused, "reading is held by the spent budget");
+      server.close(1001, "going away");
+      const frame = await client.nextFrame();
+      assert.equal(frame?.opcode, CLOSE);
+      client.send(CLOSE, closeBody(1000, "bye"));
+      assert.equal(await closed, 1000, "the server read the client's close frame");
+      client.destroy();
+    } finally {
+      await bounded.close();
+    }
+  });
+
   for (const [header, expected] of [
     ["permessage-deflate", "permessage-deflate; server_no_context_takeover"],
     ["permessage-deflate; server_max_window_bits=10", "permessage-deflate; server_no_context_takeover; server_max_window_bits=10"],

@@ -46,6 +46,7 @@ test("permessage-deflate bombs within maxPayload are inflated at a bounded rate 
     client.socket.destroy();
     assert.ok(target.alive());
   } finally {
-    assert.equal(await target.stop(), 0);
+    const code = await target.stop();
+    assert.equal(code, 0, `the service exited with ${code}: ${target.output().slice(-3000)}`);
   }
 });
