@@ -12,7 +12,7 @@ import { performance } from "node:perf_hooks";
 import type { Context, Layer, Logger, LogLevelName, MatchedRoute, Reply } from "../../index.js";
 import { type Chain, directLayer, isJsonLogger, isPromise, isStreamBody, parseLogLevel } from "../../plugin.js";
 import { compileRequestIdPolicy, type RequestIdOptions } from "../../shared/request-id.js";
-import { newTraceId } from "./random-hex.js";
+import { newTraceId, traceIdLow52 } from "./random-hex.js";
 import { redactHeaders, secretNameSet } from "./redact.js";
 import { errorType, RequestSpan, requestSpanAttributes, safeSink, setRequestSpan, type SpanRecord, type SpanRecorder, type SpanSink } from "./span.js";
 import { formatTraceParent, isSampledFlags, parseTraceParent, TRACEPARENT_HEADER } from "./traceparent.js";
@@ -83,6 +83,8 @@ export interface TraceSampler {
   shouldSample(traceId: string, parent: { readonly sampled: boolean } | null): boolean;
   /** False when a new trace's decision does not read its id ("" is passed then); absent means true. */
   readonly readsTraceId?: boolean;
+  /** Optional: a new trace's decision from its id's last 13 hex digits as a number (see keel/otel's Sampler). */
+  shouldSampleLow52?(low52: number): boolean;
 }
 
 /** `error.type` of a 5xx: the class of the exception behind it, else the error's type, else the status. */
@@ -107,6 +109,8 @@ export function accessLog(options: AccessLogOptions): Layer {
   const sampler = options.sampler;
   // A new trace's id is drawn before the sampler decides only when the decision reads it.
   const drawIdFirst = sampler !== undefined && sampler.readsTraceId !== false;
+  // A sampler that can decide from the id's last 52 bits gets them from the random pool's bytes.
+  const low52Sampler = drawIdFirst && sampler.shouldSampleLow52 !== undefined ? sampler : null;
   const given: readonly SpanSink[] = options.onSpan === undefined ? [] : typeof options.onSpan === "function" ? [options.onSpan] : options.onSpan;
   // With a sampler, unsampled spans (the server span and its children) reach no sink.
   const sinks: readonly SpanSink[] = sampler === undefined ? given : given.map((sink): SpanSink => (span) => {
@@ -231,7 +235,13 @@ export function accessLog(options: AccessLogOptions): Layer {
         ? new RequestSpan(drawIdFirst ? newTraceId() : "", "", "", "01", recorder)
         : new RequestSpan(tp.traceId, "", tp.parentId, tp.flags, recorder);
       if (sampler !== undefined) {
-        rs.setSampled(tp === null ? sampler.shouldSample(drawIdFirst ? rs.traceId : "", null) : sampler.shouldSample(rs.traceId, { sampled: rs.sampled }));
+        rs.setSampled(
+          tp !== null
+            ? sampler.shouldSample(rs.traceId, { sampled: rs.sampled })
+            : low52Sampler !== null
+              ? low52Sampler.shouldSampleLow52!(traceIdLow52())
+              : sampler.shouldSample(drawIdFirst ? rs.traceId : "", null),
+        );
       }
       if (storeSpan) setRequestSpan(ctx, rs);
       if (anySinks && (sampler === undefined || rs.sampled)) timed = true;
