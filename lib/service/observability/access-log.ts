@@ -12,7 +12,7 @@ import { performance } from "node:perf_hooks";
 import type { Context, Layer, Logger, LogLevelName, MatchedRoute, Reply } from "../../index.js";
 import { type Chain, directLayer, isJsonLogger, isPromise, isStreamBody, parseLogLevel } from "../../plugin.js";
 import { compileRequestIdPolicy, type RequestIdOptions } from "../../shared/request-id.js";
-import { newTraceId, traceIdLow52 } from "./random-hex.js";
+import { drawnHigh28, drawnLow24, drawTraceIdBits, newTraceId } from "./random-hex.js";
 import { redactHeaders, secretNameSet } from "./redact.js";
 import { errorType, RequestSpan, requestSpanAttributes, safeSink, setRequestSpan, type SpanRecord, type SpanRecorder, type SpanSink } from "./span.js";
 import { formatTraceParent, isSampledFlags, parseTraceParent, TRACEPARENT_HEADER } from "./traceparent.js";
@@ -109,7 +109,7 @@ export function accessLog(options: AccessLogOptions): Layer {
   const sampler = options.sampler;
   // A new trace's id is drawn before the sampler decides only when the decision reads it.
   const drawIdFirst = sampler !== undefined && sampler.readsTraceId !== false;
-  // A sampler that can decide from the id's last 52 bits gets them from the random pool's bytes.
+  // A sampler that can decide from the id's last 52 bits gets them drawn as bytes, before the id.
   const low52Sampler = drawIdFirst && sampler.shouldSampleLow52 !== undefined ? sampler : null;
   const given: readonly SpanSink[] = options.onSpan === undefined ? [] : typeof options.onSpan === "function" ? [options.onSpan] : options.onSpan;
   // With a sampler, unsampled spans (the server span and its children) reach no sink.
@@ -232,16 +232,18 @@ export function accessLog(options: AccessLogOptions): Layer {
       const tp = parseTraceParent(ctx.req.headers[TRACEPARENT_HEADER]);
       // Ids are drawn when first read (RequestSpan), except a new trace's id a sampler decides on.
       rs = tp === null
-        ? new RequestSpan(drawIdFirst ? newTraceId() : "", "", "", "01", recorder)
+        ? new RequestSpan(drawIdFirst && low52Sampler === null ? newTraceId() : "", "", "", "01", recorder)
         : new RequestSpan(tp.traceId, "", tp.parentId, tp.flags, recorder);
       if (sampler !== undefined) {
-        rs.setSampled(
-          tp !== null
-            ? sampler.shouldSample(rs.traceId, { sampled: rs.sampled })
-            : low52Sampler !== null
-              ? low52Sampler.shouldSampleLow52!(traceIdLow52())
-              : sampler.shouldSample(drawIdFirst ? rs.traceId : "", null),
-        );
+        let sampled: boolean;
+        if (tp !== null) sampled = sampler.shouldSample(rs.traceId, { sampled: rs.sampled });
+        else if (low52Sampler !== null) {
+          // The id's last 52 bits decide; the id itself is made only if something reads it.
+          const low52 = drawTraceIdBits();
+          rs.endTraceIdWith(drawnHigh28(), drawnLow24());
+          sampled = low52Sampler.shouldSampleLow52!(low52);
+        } else sampled = sampler.shouldSample(drawIdFirst ? rs.traceId : "", null);
+        rs.setSampled(sampled);
       }
       if (storeSpan) setRequestSpan(ctx, rs);
       if (anySinks && (sampler === undefined || rs.sampled)) timed = true;

@@ -7,8 +7,6 @@ const POOL_BYTES = 4096;
 const pool = Buffer.allocUnsafe(POOL_BYTES);
 let hex = "";
 let pos = 0;
-/** Where (hex position in the pool) the last trace id newTraceId() returned starts. */
-let lastTraceAt = 0;
 
 /** Move to the next `chars` (even, at most 64) random hex characters; returns where they start. */
 function take(chars: number): number {
@@ -45,26 +43,53 @@ function nonZeroHex(chars: number): string {
 
 /** A W3C trace id: 32 hex characters, never all zeros. */
 export function newTraceId(): string {
-  let at = take(32);
-  while (allZero(at, 32)) at = take(32);
-  lastTraceAt = at;
-  return hex.substring(at, at + 32);
+  return nonZeroHex(32);
+}
+
+// A new trace's last 52 bits, drawn before its id: what a ratio sampler decides on (issue 34).
+// Most requests of a service that samples a few percent never read their trace id, so its text
+// is made only when read (traceIdEndingWith). Bytes only, from a pool of their own: no hex text.
+const bits = Buffer.allocUnsafe(POOL_BYTES);
+let bitsAt = POOL_BYTES;
+let drawnHigh = 0;
+let drawnLow = 0;
+
+/**
+ * Draw the last 52 bits of a new trace id (13 hex digits) and return them as a number
+ * (0 <= n < 2^52, exact in a double); drawnHigh28() and drawnLow24() are the same bits in two
+ * parts that stay small integers, for the id to be made later.
+ */
+export function drawTraceIdBits(): number {
+  if (bitsAt + 7 > POOL_BYTES) {
+    randomFillSync(bits);
+    bitsAt = 0;
+  }
+  const b = bitsAt;
+  bitsAt += 7;
+  drawnHigh = ((bits[b]! & 0x0f) << 24) | (bits[b + 1]! << 16) | (bits[b + 2]! << 8) | bits[b + 3]!;
+  drawnLow = (bits[b + 4]! << 16) | (bits[b + 5]! << 8) | bits[b + 6]!;
+  return drawnHigh * 0x1000000 + drawnLow;
+}
+
+/** The high 28 of the 52 bits drawTraceIdBits() drew last (the id's digits 20 to 26). */
+export function drawnHigh28(): number {
+  return drawnHigh;
+}
+
+/** The low 24 of the 52 bits drawTraceIdBits() drew last (the id's last 6 digits). */
+export function drawnLow24(): number {
+  return drawnLow;
 }
 
 /**
- * The last 13 hex digits (52 bits) of the trace id newTraceId() returned last, as a number, read
- * from the pool's bytes instead of the id's text: a ratio sampler's input (issue 34: reading 13
- * hex digits of a sliced string cost ~770 instructions a request, this ~50). Valid until the next
- * id is drawn (a refill overwrites the pool), so call it right after newTraceId().
+ * A W3C trace id whose last 13 hex digits spell `high28` (7 digits) then `low24` (6 digits), the
+ * 19 before them random: the id of a trace sampled on bits drawTraceIdBits() drew. Never all zeros.
  */
-export function traceIdLow52(): number {
-  // The id's 16 bytes start at byte lastTraceAt / 2 (ids start on a byte boundary); its last 13
-  // digits are the low nibble of byte 9 and bytes 10-15. Two parts of 28 and 24 bits, each exact
-  // in int32 arithmetic, joined in a double (exact below 2^53).
-  const b = lastTraceAt >> 1;
-  const high = ((pool[b + 9]! & 0x0f) << 24) | (pool[b + 10]! << 16) | (pool[b + 11]! << 8) | pool[b + 12]!;
-  const low = (pool[b + 13]! << 16) | (pool[b + 14]! << 8) | pool[b + 15]!;
-  return high * 0x1000000 + low;
+export function traceIdEndingWith(high28: number, low24: number): string {
+  let at = take(20);
+  // All zeros is no valid id: possible only when the bits are zero, then the random part is drawn again.
+  if (high28 === 0 && low24 === 0) while (allZero(at, 18) && hex.charCodeAt(at + 18) === 48) at = take(20);
+  return hex.substring(at, at + 19) + (high28 + 0x10000000).toString(16).substring(1) + (low24 + 0x1000000).toString(16).substring(1);
 }
 
 /** A W3C span (parent) id: 16 hex characters, never all zeros. */
