@@ -48,15 +48,18 @@ export interface SpanRecorder {
  * per id of a `/hello` (issue 34).
  */
 export class RequestSpan {
+  // `declare`: every field is assigned in the constructor. Declared plainly, ES2022 class fields
+  // are first defined as undefined by an initializer of their own, on every request (measured on
+  // a `/hello` that exports 1% of spans: ~40 instructions, compiled apart from the layer).
   /** The caller's span id from an incoming traceparent, or "". */
-  readonly parentSpanId: string;
-  readonly recorder: SpanRecorder;
-  private flags: string;
-  private tid: string;
-  private sid: string;
+  declare readonly parentSpanId: string;
+  declare readonly recorder: SpanRecorder;
+  private declare flags: string;
+  private declare tid: string;
+  private declare sid: string;
   /** The last 52 bits of a trace id not made yet (see endTraceIdWith), in two parts; -1: none. */
-  private idHigh: number;
-  private idLow: number;
+  private declare idHigh: number;
+  private declare idLow: number;
 
   constructor(traceId: string, spanId: string, parentSpanId: string, traceFlags: string, recorder: SpanRecorder) {
     this.tid = traceId;
