@@ -13,7 +13,7 @@
 // and ServerResponses already fill: with the worker's two classes that was five, one over V8's
 // polymorphic limit, and EventEmitter.init (inlined in every IncomingMessage and ServerResponse
 // constructor) and Readable.read turned megamorphic for every request from the first sampled span
-// on: ~700 instructions a request of /hello with 1% of spans exported. V8 gives a function its
+// on: ~940 instructions a request of /hello with 1% of spans exported. V8 gives a function its
 // feedback only after a few calls, so objects made while the process starts leave none there: made
 // with the exporter, at startup, the worker's objects are not counted. An exporter made later (or
 // after the app made many EventEmitters) gets the old cost, nothing worse. The price: an exporter
