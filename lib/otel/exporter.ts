@@ -226,8 +226,6 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
   /** Retries and waits stop at this time (a flush's deadline); Infinity outside flushes. */
   let deadline = Infinity;
   let closed = false;
-  /** Whether the transport was told to get ready (on the first queued span). */
-  let prepared = false;
   let shutdownPromise: Promise<void> | null = null;
   /** Spans of the batch being exported now (0 between exports). */
   let inFlight = 0;
@@ -270,6 +268,9 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
   const target = { url, headers, contentType, timeoutMs };
   const transport: PostTransport =
     transportKind === "inline" ? new InlineTransport(target) : new WorkerTransport(target, (reason) => warn("OTLP export worker unavailable: exporting in-process", { reason }));
+  // The worker starts now, with the exporter (made at startup, before the server takes requests),
+  // not with the first sampled span: see worker-transport.ts, "Why the worker starts early".
+  transport.prepare();
 
   const startTimer = (): void => {
     if (timer !== null || closed) return;
@@ -423,13 +424,6 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
     if (closed || queued >= maxQueueSize || !hasHexIds(record)) {
       counts.dropped++;
       return;
-    }
-    if (!prepared) {
-      // Out of the request that finished the span: the worker thread starts on the next turn.
-      prepared = true;
-      setImmediate(() => {
-        if (!closed) transport.prepare();
-      });
     }
     unwritten.push(record);
     queued++;

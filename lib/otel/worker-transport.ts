@@ -4,8 +4,20 @@
 // makes every request slower, sampled or not. A worker has its own isolate, so its type feedback
 // cannot reach the server's. This thread keeps everything else (batching, retries, counts).
 //
-// The worker starts with the first queued span (prepare()) or POST and is ended by close(); it keeps the process alive only
+// The worker starts when the exporter is made (prepare()) and is ended by close(); it keeps the process alive only
 // while a POST is in flight (as an inline request's socket does, bounded by the POST's timeout).
+//
+// Why the worker starts early (issue 34): a Worker is an EventEmitter and comes with two stdio
+// streams (Readables of its own class), made in this thread. They pass through node's
+// EventEmitter.init and stream code, whose type feedback the server's sockets, IncomingMessages
+// and ServerResponses already fill: with the worker's two classes that was five, one over V8's
+// polymorphic limit, and EventEmitter.init (inlined in every IncomingMessage and ServerResponse
+// constructor) and Readable.read turned megamorphic for every request from the first sampled span
+// on: ~940 instructions a request of /hello with 1% of spans exported. V8 gives a function its
+// feedback only after a few calls, so objects made while the process starts leave none there: made
+// with the exporter, at startup, the worker's objects are not counted. An exporter made later (or
+// after the app made many EventEmitters) gets the old cost, nothing worse. The price: an exporter
+// whose spans are never sampled holds an idle thread (it keeps nothing alive).
 // A batch's body lies in shared memory (shared-bytes.ts): the worker reads it in place, nothing is
 // copied or transferred, and the bytes stay here. Other bodies are transferred when their buffer
 // owns its memory (and come back with the answer) or copied. If the worker cannot start or dies,
@@ -99,9 +111,10 @@ export class WorkerTransport implements PostTransport {
   }
 
   /**
-   * Start the worker now, if it is not running: called when the first span is queued, so that
-   * starting a thread (an isolate, node's bootstrap: tens of milliseconds of CPU) happens while
-   * the first batch fills rather than when it is due. An idle worker keeps nothing alive.
+   * Start the worker now, if it is not running: called when the exporter is made (see "Why the
+   * worker starts early" above); starting a thread (an isolate, node's bootstrap: tens of
+   * milliseconds of CPU, mostly on that thread) then happens at startup rather than when the first
+   * batch is due. An idle worker keeps nothing alive.
    */
   prepare(): void {
     if (this.state === "idle") this.start();

@@ -12,7 +12,7 @@ import { performance } from "node:perf_hooks";
 import type { Context, Layer, Logger, LogLevelName, MatchedRoute, Reply } from "../../index.js";
 import { type Chain, directLayer, isJsonLogger, isPromise, isStreamBody, parseLogLevel } from "../../plugin.js";
 import { compileRequestIdPolicy, type RequestIdOptions } from "../../shared/request-id.js";
-import { newTraceId } from "./random-hex.js";
+import { drawnHigh28, drawnLow24, drawTraceIdBits, newTraceId } from "./random-hex.js";
 import { redactHeaders, secretNameSet } from "./redact.js";
 import { errorType, RequestSpan, requestSpanAttributes, safeSink, setRequestSpan, type SpanRecord, type SpanRecorder, type SpanSink } from "./span.js";
 import { formatTraceParent, isSampledFlags, parseTraceParent, TRACEPARENT_HEADER } from "./traceparent.js";
@@ -83,6 +83,8 @@ export interface TraceSampler {
   shouldSample(traceId: string, parent: { readonly sampled: boolean } | null): boolean;
   /** False when a new trace's decision does not read its id ("" is passed then); absent means true. */
   readonly readsTraceId?: boolean;
+  /** Optional: a new trace's decision from its id's last 13 hex digits as a number (see keel/otel's Sampler). */
+  shouldSampleLow52?(low52: number): boolean;
 }
 
 /** `error.type` of a 5xx: the class of the exception behind it, else the error's type, else the status. */
@@ -107,6 +109,8 @@ export function accessLog(options: AccessLogOptions): Layer {
   const sampler = options.sampler;
   // A new trace's id is drawn before the sampler decides only when the decision reads it.
   const drawIdFirst = sampler !== undefined && sampler.readsTraceId !== false;
+  // A sampler that can decide from the id's last 52 bits gets them drawn as bytes, before the id.
+  const low52Sampler = drawIdFirst && sampler.shouldSampleLow52 !== undefined ? sampler : null;
   const given: readonly SpanSink[] = options.onSpan === undefined ? [] : typeof options.onSpan === "function" ? [options.onSpan] : options.onSpan;
   // With a sampler, unsampled spans (the server span and its children) reach no sink.
   const sinks: readonly SpanSink[] = sampler === undefined ? given : given.map((sink): SpanSink => (span) => {
@@ -225,13 +229,25 @@ export function accessLog(options: AccessLogOptions): Layer {
     // Only a line or a span some sink will get needs the duration (an unsampled span reaches none).
     let timed = writeLines;
     if (trace) {
-      const tp = parseTraceParent(ctx.req.headers[TRACEPARENT_HEADER]);
+      // Requests without one (most, where no tracing proxy sits in front) skip the parser's call:
+      // once the sampler's decision made this layer too big to inline it, the call cost ~70
+      // instructions a request in unoptimised code (issue 34).
+      const header = ctx.req.headers[TRACEPARENT_HEADER];
+      const tp = header === undefined ? null : parseTraceParent(header);
       // Ids are drawn when first read (RequestSpan), except a new trace's id a sampler decides on.
       rs = tp === null
-        ? new RequestSpan(drawIdFirst ? newTraceId() : "", "", "", "01", recorder)
+        ? new RequestSpan(drawIdFirst && low52Sampler === null ? newTraceId() : "", "", "", "01", recorder)
         : new RequestSpan(tp.traceId, "", tp.parentId, tp.flags, recorder);
       if (sampler !== undefined) {
-        rs.setSampled(tp === null ? sampler.shouldSample(drawIdFirst ? rs.traceId : "", null) : sampler.shouldSample(rs.traceId, { sampled: rs.sampled }));
+        let sampled: boolean;
+        if (tp !== null) sampled = sampler.shouldSample(rs.traceId, { sampled: rs.sampled });
+        else if (low52Sampler !== null) {
+          // The id's last 52 bits decide; the id itself is made only if something reads it.
+          const low52 = drawTraceIdBits();
+          rs.endTraceIdWith(drawnHigh28(), drawnLow24());
+          sampled = low52Sampler.shouldSampleLow52!(low52);
+        } else sampled = sampler.shouldSample(drawIdFirst ? rs.traceId : "", null);
+        rs.setSampled(sampled);
       }
       if (storeSpan) setRequestSpan(ctx, rs);
       if (anySinks && (sampler === undefined || rs.sampled)) timed = true;

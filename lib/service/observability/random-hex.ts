@@ -46,6 +46,52 @@ export function newTraceId(): string {
   return nonZeroHex(32);
 }
 
+// A new trace's last 52 bits, drawn before its id: what a ratio sampler decides on (issue 34).
+// Most requests of a service that samples a few percent never read their trace id, so its text
+// is made only when read (traceIdEndingWith). Bytes only, from a pool of their own: no hex text.
+const bits = Buffer.allocUnsafe(POOL_BYTES);
+let bitsAt = POOL_BYTES;
+let drawnHigh = 0;
+let drawnLow = 0;
+
+/**
+ * Draw the last 52 bits of a new trace id (13 hex digits) and return them as a number
+ * (0 <= n < 2^52, exact in a double); drawnHigh28() and drawnLow24() are the same bits in two
+ * parts that stay small integers, for the id to be made later.
+ */
+export function drawTraceIdBits(): number {
+  if (bitsAt + 7 > POOL_BYTES) {
+    randomFillSync(bits);
+    bitsAt = 0;
+  }
+  const b = bitsAt;
+  bitsAt += 7;
+  drawnHigh = ((bits[b]! & 0x0f) << 24) | (bits[b + 1]! << 16) | (bits[b + 2]! << 8) | bits[b + 3]!;
+  drawnLow = (bits[b + 4]! << 16) | (bits[b + 5]! << 8) | bits[b + 6]!;
+  return drawnHigh * 0x1000000 + drawnLow;
+}
+
+/** The high 28 of the 52 bits drawTraceIdBits() drew last (the id's digits 20 to 26). */
+export function drawnHigh28(): number {
+  return drawnHigh;
+}
+
+/** The low 24 of the 52 bits drawTraceIdBits() drew last (the id's last 6 digits). */
+export function drawnLow24(): number {
+  return drawnLow;
+}
+
+/**
+ * A W3C trace id whose last 13 hex digits spell `high28` (7 digits) then `low24` (6 digits), the
+ * 19 before them random: the id of a trace sampled on bits drawTraceIdBits() drew. Never all zeros.
+ */
+export function traceIdEndingWith(high28: number, low24: number): string {
+  let at = take(20);
+  // All zeros is no valid id: possible only when the bits are zero, then the random part is drawn again.
+  if (high28 === 0 && low24 === 0) while (allZero(at, 18) && hex.charCodeAt(at + 18) === 48) at = take(20);
+  return hex.substring(at, at + 19) + (high28 + 0x10000000).toString(16).substring(1) + (low24 + 0x1000000).toString(16).substring(1);
+}
+
 /** A W3C span (parent) id: 16 hex characters, never all zeros. */
 export function newSpanId(): string {
   return nonZeroHex(16);

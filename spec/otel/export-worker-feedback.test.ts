@@ -1,0 +1,153 @@
+// The export worker leaves node's EventEmitter and stream code polymorphic in the server's
+// isolate (issue 34, goal 4). A Worker and its two stdio streams are EventEmitters (Readables) of
+// their own classes, made in this thread; passing through EventEmitter.init and Readable.read
+// after the server's sockets, IncomingMessages and ServerResponses did, they made those functions
+// megamorphic for every request (five classes, V8 keeps four). The exporter starts its worker
+// when it is made (lib/otel/worker-transport.ts, "Why the worker starts early"). Checked with
+// %DebugPrint in a child with natives syntax: the feedback of EventEmitter.init and
+// Readable.prototype.read after a server exported spans through its worker while it answered
+// requests from another process. The control is the old order (a worker started once requests
+// flow): it must show the megamorphic feedback, else this test checks nothing.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build as esbuild } from "esbuild";
+import http from "node:http";
+import { after, before, it } from "node:test";
+import { startReceiver, type Receiver } from "./otlp-receiver.js";
+
+const lib = (path: string): string => JSON.stringify(fileURLToPath(new URL(`../../lib/${path}`, import.meta.url)));
+
+const script = `
+import { EventEmitter } from "node:events";
+import { Readable } from "node:stream";
+import { Worker } from "node:worker_threads";
+import { App, route, silentLogger } from ${lib("index.ts")};
+import { production } from ${lib("service/index.ts")};
+import { otlpExporter } from ${lib("otel/index.ts")};
+
+const control = process.env.MODE === "control";
+// Spans sampled from the 100th request on (as a 1% ratio first samples after about 100), 10 to a
+// batch: the worker POSTs while requests come in.
+let decided = 0;
+const sampler = { shouldSample: () => ++decided > 100, description: "from the 100th", readsTraceId: false };
+const exporter = control ? null : otlpExporter({ url: process.env.OTLP_URL, serviceName: "feedback", maxExportBatchSize: 10, scheduleDelayMs: 60_000, sampler });
+const app = new App({ logger: silentLogger });
+production({ service: "feedback", logger: silentLogger, probes: false, accessLog: false, requestId: false, spans: exporter === null ? {} : { onSpan: exporter, sampler: exporter.sampler } }).register(app);
+let worker = null;
+let served = 0;
+app.routes(route.get("/hello", [], () => {
+  // The control: a worker thread started once requests flow (as the exporter did at its first span).
+  if (control && ++served === 100) worker = new Worker(new URL("data:text/javascript,setInterval(() => {}, 1000)"));
+  return "hello";
+}));
+const server = await app.listen({ port: 0, host: "127.0.0.1" });
+process.stderr.write("PORT " + server.port + "\\n");
+process.stdin.once("data", async () => {
+  const stats = exporter === null ? null : (await exporter.flush(), exporter.stats());
+  process.stderr.write("STATS " + JSON.stringify({ stats, transport: stats?.transport ?? null }) + "\\n");
+  // Natives syntax through Function: the bundler does not parse it.
+  const debugPrint = new Function("f", "%DebugPrint(f)");
+  debugPrint(EventEmitter.init);
+  debugPrint(Readable.prototype.read);
+  await exporter?.shutdown();
+  await worker?.terminate();
+  // No process.exit(): the end of the event loop flushes C's stdout, where %DebugPrint wrote.
+  await server.close();
+  process.stdin.destroy();
+});
+`;
+
+let receiver: Receiver;
+let dir: string;
+let bundle: string;
+before(async () => {
+  receiver = await startReceiver();
+  // Bundled as a service ships (and as bench/instructions.mjs measures): a TypeScript loader in
+  // the child would bring EventEmitters and threads of its own into the feedback looked at.
+  dir = mkdtempSync(join(tmpdir(), "keel-feedback-"));
+  writeFileSync(join(dir, "server.ts"), script);
+  bundle = join(dir, "server.mjs");
+  await esbuild({ entryPoints: [join(dir, "server.ts")], bundle: true, platform: "node", format: "esm", target: "node20", outfile: bundle, logLevel: "error" });
+});
+after(() => {
+  rmSync(dir, { recursive: true, force: true });
+  return receiver.close();
+});
+
+interface Feedback {
+  stats: { exported: number } | null;
+  transport: string | null;
+  /** Megamorphic slots of EventEmitter.init and of Readable.prototype.read. */
+  initMegamorphic: number;
+  readMegamorphic: number;
+}
+
+/** Run the child in `mode`, send it `requests` GET /hello on 4 keep-alive connections from here, read its feedback. */
+async function feedbackOf(mode: "exporter" | "control", requests: number): Promise<Feedback> {
+  // %DebugPrint writes to C's stdout: a file here (a pipe is non-blocking in node, and C's writes
+  // to it can be lost); this script's own lines go to stderr.
+  const printed = join(dir, `${mode}.txt`);
+  const fd = openSync(printed, "w");
+  const child = spawn(process.execPath, ["--allow-natives-syntax", bundle], {
+    env: { ...process.env, MODE: mode, OTLP_URL: receiver.url + "/v1/traces" },
+    stdio: ["pipe", fd, "pipe"],
+  });
+  closeSync(fd);
+  let lines = "";
+  const stderr = child.stderr!;
+  stderr.setEncoding("utf8");
+  // "close", not "exit": stderr is read to its end.
+  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+  const port = await new Promise<number>((resolve, reject) => {
+    stderr.on("data", (d: string) => {
+      lines += d;
+      const m = /PORT (\d+)\n/.exec(lines);
+      if (m !== null) resolve(Number(m[1]));
+    });
+    child.on("exit", (code) => reject(new Error(`child exited (${String(code)}) before listening: ${lines}`)));
+  });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+  let next = 0;
+  const one = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      http.get(`http://127.0.0.1:${port}/hello`, { agent }, (res) => {
+        res.resume();
+        res.on("end", resolve);
+      }).on("error", reject);
+    });
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next < requests) {
+        next++;
+        await one();
+      }
+    }),
+  );
+  agent.destroy();
+  child.stdin!.end("report\n");
+  const code = await exited;
+  assert.equal(code, 0, lines);
+  const out = readFileSync(printed, "utf8");
+  // Each print starts with "DebugPrint:".
+  const prints = out.split("DebugPrint: ").slice(1);
+  const init = prints.find((p) => p.includes("<SharedFunctionInfo EventEmitter.init>"));
+  const read = prints.find((p) => p.includes("<SharedFunctionInfo Readable.read>"));
+  assert.ok(init !== undefined && read !== undefined && /feedback vector/.test(init), "%DebugPrint shows both functions' feedback");
+  const megamorphic = (text: string): number => (text.match(/slot #\d+ \S+ MEGAMORPHIC/g) ?? []).length;
+  const stats = JSON.parse(/STATS (.*)\n/.exec(lines)![1]!) as { stats: { exported: number } | null; transport: string | null };
+  return { ...stats, initMegamorphic: megamorphic(init), readMegamorphic: megamorphic(read) };
+}
+
+it("a sampling exporter's worker leaves EventEmitter.init and Readable.read polymorphic for the server's objects", async () => {
+  const control = await feedbackOf("control", 400);
+  assert.ok(control.initMegamorphic > 0, "a worker started once requests flow makes EventEmitter.init megamorphic (else this test checks nothing)");
+  const keel = await feedbackOf("exporter", 400);
+  assert.equal(keel.transport, "worker");
+  assert.ok(keel.stats!.exported >= 300, `every span exported through the worker: ${JSON.stringify(keel.stats)}`);
+  assert.equal(keel.initMegamorphic, 0, "EventEmitter.init (inlined in every IncomingMessage and ServerResponse constructor)");
+  assert.equal(keel.readMegamorphic, 0, "Readable.prototype.read");
+});
