@@ -5,7 +5,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createHmac, createSecretKey, randomBytes } from "node:crypto";
-import { hmac, hmacMatches } from "../../lib/jose/hmac.js";
+import { hmac, hmacMatches } from "../../../lib/jose/hmac.js";
 
 const HASHES = ["sha256", "sha384", "sha512"] as const;
 
