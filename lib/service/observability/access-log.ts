@@ -14,7 +14,8 @@ import { type Chain, directLayer, isJsonLogger, isPromise, isStreamBody, parseLo
 import { compileRequestIdPolicy, type RequestIdOptions } from "../../shared/request-id.js";
 import { drawnHigh28, drawnLow24, drawTraceIdBits, newTraceId } from "./random-hex.js";
 import { redactHeaders, secretNameSet } from "./redact.js";
-import { errorType, RequestSpan, requestSpanAttributes, safeSink, setRequestSpan, type SpanRecord, type SpanRecorder, type SpanSink } from "./span.js";
+import { ServerSpanRecord } from "./server-span-record.js";
+import { errorType, RequestSpan, requestSpanAttributes, safeSink, setRequestSpan, type SpanRecorder, type SpanSink } from "./span.js";
 import { formatTraceParent, isSampledFlags, parseTraceParent, TRACEPARENT_HEADER } from "./traceparent.js";
 
 export interface AccessLogOptions {
@@ -187,19 +188,18 @@ export function accessLog(options: AccessLogOptions): Layer {
       if (info.pattern !== null) attributes["http.route"] = info.pattern;
       if (reply.errorId !== "") attributes["error_id"] = reply.errorId;
       if (reply.status >= 500) attributes["error.type"] = replyErrorType(reply);
-      const span: SpanRecord = {
-        name: info.pattern === null ? ctx.method : ctx.method + " " + info.pattern,
-        kind: "server",
-        traceId: rs.traceId,
-        spanId: rs.spanId,
-        parentSpanId: rs.parentSpanId,
-        traceFlags: rs.traceFlags,
-        startTime: performance.timeOrigin + start,
+      const span = new ServerSpanRecord(
+        info.pattern === null ? ctx.method : ctx.method + " " + info.pattern,
+        rs.traceId,
+        rs.spanId,
+        rs.parentSpanId,
+        rs.traceFlags,
+        performance.timeOrigin + start,
         durationMs,
-        status: reply.status >= 500 ? "error" : "ok",
-        requestId: id,
+        reply.status >= 500 ? "error" : "ok",
+        id,
         attributes,
-      };
+      );
       for (const sink of sinks) safeSink(sink, span, logger);
     }
   };
