@@ -17,7 +17,7 @@
 // clear) are never exported. A record is kept as it was handed over until it is written into a
 // batch (in runs, see `unwritten`): it must not be changed afterwards.
 import type { Logger } from "../index.js";
-import { isSampledFlags, type HealthCheck, type SpanAttributeValue, type SpanRecord, type SpanSink } from "../service/index.js";
+import { isKeelServerSpan, isSampledFlags, type HealthCheck, type SpanAttributeValue, type SpanRecord, type SpanSink } from "../service/index.js";
 import { validateHeaderName, validateHeaderValue } from "node:http";
 import { InlineTransport, type OtlpTransport, type PostTransport } from "./post-transport.js";
 import { WorkerTransport } from "./worker-transport.js";
@@ -420,8 +420,8 @@ export function otlpExporter(options: OtlpExporterOptions = {}): OtlpExporter {
     if (!isSampledFlags(record.traceFlags)) return;
     // Ids are written unquoted (JSON) or read as hex (protobuf) without further checks: a record
     // from elsewhere whose ids are not lowercase hex is counted as dropped, never allowed to
-    // break a batch.
-    if (closed || queued >= maxQueueSize || !hasHexIds(record)) {
+    // break a batch. A server span keel made has ids it drew or parsed as lowercase hex: not checked again.
+    if (closed || queued >= maxQueueSize || (!isKeelServerSpan(record) && !hasHexIds(record))) {
       counts.dropped++;
       return;
     }

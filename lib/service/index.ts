@@ -8,6 +8,7 @@ export { createBufferedLogger, isJsonLogger, parseLogLevel, type JsonLogger, typ
 export { createLogDestination, type LogDestination, type LogDestinationOptions } from "./observability/log-destination.js";
 export { redactHeaders, SECRET_HEADERS, REDACTED } from "./observability/redact.js";
 export { span, tracer, Tracer, ActiveSpan, getRequestSpan, type SpanRecord, type SpanSink, type SpanAttributeValue } from "./observability/span.js";
+export { isKeelServerSpan } from "./observability/server-span-record.js";
 export { parseTraceParent, formatTraceParent, isSampledFlags, type TraceParent } from "./observability/traceparent.js";
 export { HealthChecks, type HealthCheck, type HealthCheckOptions, type HealthChecksOptions, type HealthReport, type CheckOutcome, type CheckStatus } from "./probes/health-checks.js";
 export { probeRoutes, DEFAULT_PROBE_PATHS, type ProbeOptions, type ProbePaths } from "./probes/probe-routes.js";

@@ -14,7 +14,8 @@ import { type Chain, directLayer, isJsonLogger, isPromise, isStreamBody, parseLo
 import { compileRequestIdPolicy, type RequestIdOptions } from "../../shared/request-id.js";
 import { drawnHigh28, drawnLow24, drawTraceIdBits, newTraceId } from "./random-hex.js";
 import { redactHeaders, secretNameSet } from "./redact.js";
-import { errorType, RequestSpan, requestSpanAttributes, safeSink, setRequestSpan, type SpanRecord, type SpanRecorder, type SpanSink } from "./span.js";
+import { ServerSpanRecord } from "./server-span-record.js";
+import { errorType, RequestSpan, requestSpanAttributes, safeSink, setRequestSpan, type SpanRecorder, type SpanSink } from "./span.js";
 import { formatTraceParent, isSampledFlags, parseTraceParent, TRACEPARENT_HEADER } from "./traceparent.js";
 
 export interface AccessLogOptions {
@@ -187,39 +188,42 @@ export function accessLog(options: AccessLogOptions): Layer {
       if (info.pattern !== null) attributes["http.route"] = info.pattern;
       if (reply.errorId !== "") attributes["error_id"] = reply.errorId;
       if (reply.status >= 500) attributes["error.type"] = replyErrorType(reply);
-      const span: SpanRecord = {
-        name: info.pattern === null ? ctx.method : ctx.method + " " + info.pattern,
-        kind: "server",
-        traceId: rs.traceId,
-        spanId: rs.spanId,
-        parentSpanId: rs.parentSpanId,
-        traceFlags: rs.traceFlags,
-        startTime: performance.timeOrigin + start,
+      const span = new ServerSpanRecord(
+        info.pattern === null ? ctx.method : ctx.method + " " + info.pattern,
+        rs.traceId,
+        rs.spanId,
+        rs.parentSpanId,
+        rs.traceFlags,
+        performance.timeOrigin + start,
         durationMs,
-        status: reply.status >= 500 ? "error" : "ok",
-        requestId: id,
+        reply.status >= 500 ? "error" : "ok",
+        id,
         attributes,
-      };
+      );
       for (const sink of sinks) safeSink(sink, span, logger);
     }
   };
 
   const anySinks = sinks.length > 0;
 
-  /** `start` is -1 when the request has nothing to record: no line, no span for a sink. */
+  /** `start` is -1 when the request has nothing to record: no line, no span for a sink. (Written out again in the layer for a synchronous answer.) */
   const finish = (ctx: Context, start: number, rs: RequestSpan | null, reply: Reply): Reply => {
     if (resolveId !== undefined) reply.headers[idHeader] = ctx.requestId;
     if (rs !== null && answerTraceparent) reply.headers[TRACEPARENT_HEADER] = formatTraceParent(rs.traceId, rs.spanId, rs.traceFlags);
-    if (start >= 0) {
-      const res = ctx.res;
-      if (res !== null && isStreamBody(reply.body)) {
-        // A streamed body: the span ends when the response does.
-        res.once("close", () => record(ctx, reply, start, rs));
-      } else {
-        record(ctx, reply, start, rs);
-      }
-    }
+    if (start >= 0) recordWhenDone(ctx, reply, start, rs);
     return reply;
+  };
+
+  // Apart from finish, which is inlined into the layer on every request: V8's inlining budget
+  // there is short, and what this holds runs only for a line or a sampled span (issue 34).
+  const recordWhenDone = (ctx: Context, reply: Reply, start: number, rs: RequestSpan | null): void => {
+    const res = ctx.res;
+    if (res !== null && isStreamBody(reply.body)) {
+      // A streamed body: the span ends when the response does.
+      res.once("close", () => record(ctx, reply, start, rs));
+    } else {
+      record(ctx, reply, start, rs);
+    }
   };
 
   // A direct layer: a route that answers synchronously gets its ids, span and line without a promise.
@@ -235,19 +239,22 @@ export function accessLog(options: AccessLogOptions): Layer {
       const header = ctx.req.headers[TRACEPARENT_HEADER];
       const tp = header === undefined ? null : parseTraceParent(header);
       // Ids are drawn when first read (RequestSpan), except a new trace's id a sampler decides on.
-      rs = tp === null
-        ? new RequestSpan(drawIdFirst && low52Sampler === null ? newTraceId() : "", "", "", "01", recorder)
-        : new RequestSpan(tp.traceId, "", tp.parentId, tp.flags, recorder);
-      if (sampler !== undefined) {
-        let sampled: boolean;
-        if (tp !== null) sampled = sampler.shouldSample(rs.traceId, { sampled: rs.sampled });
-        else if (low52Sampler !== null) {
-          // The id's last 52 bits decide; the id itself is made only if something reads it.
-          const low52 = drawTraceIdBits();
-          rs.endTraceIdWith(drawnHigh28(), drawnLow24());
-          sampled = low52Sampler.shouldSampleLow52!(low52);
-        } else sampled = sampler.shouldSample(drawIdFirst ? rs.traceId : "", null);
-        rs.setSampled(sampled);
+      // A new trace's span is made with its decision as its flags ("01" or "00", what setSampled
+      // would make of "01"): no setSampled call to inline into this layer, where V8's inlining
+      // budget is short (issue 34).
+      if (tp !== null) {
+        rs = new RequestSpan(tp.traceId, "", tp.parentId, tp.flags, recorder);
+        if (sampler !== undefined) rs.setSampled(sampler.shouldSample(rs.traceId, { sampled: rs.sampled }));
+      } else if (low52Sampler !== null) {
+        // The id's last 52 bits decide; the id itself is made only if something reads it.
+        const low52 = drawTraceIdBits();
+        rs = new RequestSpan("", "", "", low52Sampler.shouldSampleLow52!(low52) ? "01" : "00", recorder);
+        rs.endTraceIdWith(drawnHigh28(), drawnLow24());
+      } else if (sampler !== undefined) {
+        const traceId = drawIdFirst ? newTraceId() : "";
+        rs = new RequestSpan(traceId, "", "", sampler.shouldSample(traceId, null) ? "01" : "00", recorder);
+      } else {
+        rs = new RequestSpan("", "", "", "01", recorder);
       }
       if (storeSpan) setRequestSpan(ctx, rs);
       if (anySinks && (sampler === undefined || rs.sampled)) timed = true;
@@ -255,7 +262,15 @@ export function accessLog(options: AccessLogOptions): Layer {
     const start = timed ? performance.now() : -1;
     // The inner chain is guarded: it neither throws nor rejects.
     const answer = next(ctx);
-    if (!isPromise(answer)) return finish(ctx, start, rs, answer);
+    if (!isPromise(answer)) {
+      // finish(), written out for the synchronous answer: as the layer's own code it takes none of
+      // V8's inlining budget for this function, which the kernel's steps inlined after it need
+      // (a `/hello` whose reply constructor did not fit cost ~300 instructions; issue 34).
+      if (resolveId !== undefined) answer.headers[idHeader] = ctx.requestId;
+      if (rs !== null && answerTraceparent) answer.headers[TRACEPARENT_HEADER] = formatTraceParent(rs.traceId, rs.spanId, rs.traceFlags);
+      if (start >= 0) recordWhenDone(ctx, answer, start, rs);
+      return answer;
+    }
     const span = rs;
     return answer.then((reply) => finish(ctx, start, span, reply));
   });
