@@ -4,7 +4,8 @@
 // forms, query objects). Each answer must be the case's expectation (by default the uniform 4xx),
 // never a 5xx or a hang, never two answers, no stack or path in a body, no prototype pollution;
 // a follow-up request, when the case has one, is judged too; and a canary request on a new
-// connection is served after each case.
+// connection is served after each case. Cases run side by side (CASES_IN_FLIGHT), each from a
+// loopback address of its own.
 // HOSTILE_REPORT=<file> writes the failures, one a line, to that file as well.
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
@@ -65,46 +66,84 @@ async function runCase(servers: Servers, c: HostileCase, name: string, settleMs:
   assert.equal(canary[0]?.status, 200, `${name}: the canary after it got ${canary[0] === undefined ? "no answer" : showAnswer(canary[0])}`);
 }
 
-/** Run every case of `cls`; collect failures so one run names them all. */
-async function runClass(servers: Servers, cls: HostileClass, label: string): Promise<string[]> {
-  const failures: string[] = [];
-  const settleMs = cls.name === "smuggling" ? 200 : 20;
-  for (const c of cls.cases) {
-    if (c.only !== undefined && c.only !== label) continue;
-    const name = `${label} ${cls.name}: ${c.name}`;
+/**
+ * How many cases are in flight at once in one environment. The corpus is mostly waiting (the
+ * settle window after an answer, the request timeout of a body that never ends), so cases run
+ * side by side: about 40 s an environment one at a time, a few seconds this way. Each exchange
+ * comes from a loopback address of its own, so no case meets another's per-client limits.
+ */
+const CASES_IN_FLIGHT = 12;
+
+/** A counting semaphore: at most `size` holders at once, the rest wait in arrival order. */
+class Slots {
+  private free: number;
+  private readonly waiting: Array<() => void> = [];
+  constructor(size: number) {
+    this.free = size;
+  }
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.free > 0) this.free--;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
     try {
-      await runCase(servers, c, name, settleMs);
-    } catch (err) {
-      const message = (err as Error).message.split("\n")[0]!;
-      failures.push(message.startsWith(name) ? message : `${name}: ${message}`);
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      if (next !== undefined) next();
+      else this.free++;
     }
   }
-  return failures;
+}
+
+/** Run every case of `cls`; collect failures, in case order, so one run names them all. */
+async function runClass(servers: Servers, cls: HostileClass, label: string, slots: Slots): Promise<string[]> {
+  const settleMs = cls.name === "smuggling" ? 200 : 20;
+  const outcomes = await Promise.all(
+    cls.cases.map((c) => {
+      if (c.only !== undefined && c.only !== label) return null;
+      const name = `${label} ${cls.name}: ${c.name}`;
+      return slots.run(async () => {
+        try {
+          await runCase(servers, c, name, settleMs);
+          return null;
+        } catch (err) {
+          const message = (err as Error).message.split("\n")[0]!;
+          return message.startsWith(name) ? message : `${name}: ${message}`;
+        }
+      });
+    }),
+  );
+  return outcomes.filter((o): o is string => o !== null);
 }
 
 const allFailures: string[] = [];
 
-for (const env of ["development", "production"] as const) {
-  describe(`hostile corpus (${env})`, () => {
-    let servers: Servers;
-    before(async () => {
-      const sample = createSampleApp({ env, logger: silentLogger, jwtSecret: DEV_JWT_SECRET, corsOrigins: ["https://app.example"] });
-      servers = { sample: await sample.listen({ port: 0, ...LIMITS }), kitchen: await kitchenApp(env).listen({ port: 0, ...LIMITS }) };
-    });
-    after(async () => {
-      await Promise.all([servers.sample.close(), servers.kitchen.close()]);
-      if (process.env["HOSTILE_REPORT"] !== undefined) writeFileSync(process.env["HOSTILE_REPORT"], allFailures.join("\n") + "\n");
-    });
-
-    for (const cls of CLASSES) {
-      it(`${cls.name}: ${cls.cases.length} cases`, async () => {
-        const failures = await runClass(servers, cls, env);
-        allFailures.push(...failures);
-        assert.deepEqual(failures, [], `${failures.length} of ${cls.cases.length} failed`);
+// Both environments, and every class within one, run side by side (see CASES_IN_FLIGHT).
+describe("hostile corpus", { concurrency: true }, () => {
+  for (const env of ["development", "production"] as const) {
+    describe(`hostile corpus (${env})`, { concurrency: true }, () => {
+      let servers: Servers;
+      const slots = new Slots(CASES_IN_FLIGHT);
+      before(async () => {
+        const sample = createSampleApp({ env, logger: silentLogger, jwtSecret: DEV_JWT_SECRET, corsOrigins: ["https://app.example"] });
+        servers = { sample: await sample.listen({ port: 0, ...LIMITS }), kitchen: await kitchenApp(env).listen({ port: 0, ...LIMITS }) };
       });
-    }
+      after(async () => {
+        await Promise.all([servers.sample.close(), servers.kitchen.close()]);
+      });
+
+      for (const cls of CLASSES) {
+        it(`${cls.name}: ${cls.cases.length} cases`, async () => {
+          const failures = await runClass(servers, cls, env, slots);
+          allFailures.push(...failures);
+          assert.deepEqual(failures, [], `${failures.length} of ${cls.cases.length} failed`);
+        });
+      }
+    });
+  }
+  after(() => {
+    if (process.env["HOSTILE_REPORT"] !== undefined) writeFileSync(process.env["HOSTILE_REPORT"], allFailures.join("\n") + "\n");
   });
-}
+});
 
 describe("the corpus itself", () => {
   it("holds at least 300 distinct cases, one folder per class", () => {
