@@ -7,17 +7,12 @@
 // with an OTLP exporter sampling 1% and one sampling none. What V8 inlines depends on its version:
 // asserted on Node 20, where it was measured; printed elsewhere.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import http from "node:http";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { build as esbuild } from "esbuild";
 import { after, before, it } from "node:test";
+import { bundleServer, libPath as lib, runLoadedChild } from "./bundled-child.js";
 import { startReceiver, type Receiver } from "./otlp-receiver.js";
-
-const lib = (path: string): string => JSON.stringify(fileURLToPath(new URL(`../../lib/${path}`, import.meta.url)));
 
 const script = `
 import { App, route, silentLogger } from ${lib("index.ts")};
@@ -44,9 +39,7 @@ let bundle: string;
 before(async () => {
   receiver = await startReceiver();
   dir = mkdtempSync(join(tmpdir(), "keel-inlining-"));
-  writeFileSync(join(dir, "server.ts"), script);
-  bundle = join(dir, "server.mjs");
-  await esbuild({ entryPoints: [join(dir, "server.ts")], bundle: true, platform: "node", format: "esm", target: "node20", outfile: bundle, logLevel: "error" });
+  bundle = await bundleServer(dir, script);
 });
 after(() => {
   rmSync(dir, { recursive: true, force: true });
@@ -56,44 +49,13 @@ after(() => {
 /** The functions V8 inlined into accessLogLayer, in its last optimised compile, after `requests` GET /hello. */
 async function inlinedIntoLayer(ratio: number, requests: number): Promise<string[]> {
   const printed = join(dir, `trace-${ratio}.txt`);
-  const fd = openSync(printed, "w");
-  const child = spawn(process.execPath, ["--trace-turbo-inlining", "--turbo-filter=accessLogLayer", bundle], {
-    env: { ...process.env, RATIO: String(ratio), OTLP_URL: receiver.url + "/v1/traces" },
-    stdio: ["pipe", fd, "pipe"],
+  await runLoadedChild(bundle, {
+    flags: ["--trace-turbo-inlining", "--turbo-filter=accessLogLayer"],
+    env: { RATIO: String(ratio), OTLP_URL: receiver.url + "/v1/traces" },
+    stdoutFile: printed,
+    requests,
+    stdinLine: "done\n",
   });
-  closeSync(fd);
-  let lines = "";
-  const stderr = child.stderr!;
-  stderr.setEncoding("utf8");
-  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-  const port = await new Promise<number>((resolve, reject) => {
-    stderr.on("data", (d: string) => {
-      lines += d;
-      const m = /PORT (\d+)\n/.exec(lines);
-      if (m !== null) resolve(Number(m[1]));
-    });
-    child.on("exit", (code) => reject(new Error(`child exited (${String(code)}) before listening: ${lines}`)));
-  });
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
-  let next = 0;
-  const one = (): Promise<void> =>
-    new Promise((resolve, reject) => {
-      http.get(`http://127.0.0.1:${port}/hello`, { agent }, (res) => {
-        res.resume();
-        res.on("end", resolve);
-      }).on("error", reject);
-    });
-  await Promise.all(
-    Array.from({ length: 4 }, async () => {
-      while (next < requests) {
-        next++;
-        await one();
-      }
-    }),
-  );
-  agent.destroy();
-  child.stdin!.end("done\n");
-  assert.equal(await exited, 0, lines);
   // One "Inlining <callee> into <caller>" line per inlined call; a function compiled again starts
   // its list anew at its first inlinee, so only the lines after the last compile's start count.
   const inlined: string[] = [];

@@ -9,17 +9,12 @@
 // requests from another process. The control is the old order (a worker started once requests
 // flow): it must show the megamorphic feedback, else this test checks nothing.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { build as esbuild } from "esbuild";
-import http from "node:http";
 import { after, before, it } from "node:test";
+import { bundleServer, libPath as lib, runLoadedChild } from "./bundled-child.js";
 import { startReceiver, type Receiver } from "./otlp-receiver.js";
-
-const lib = (path: string): string => JSON.stringify(fileURLToPath(new URL(`../../lib/${path}`, import.meta.url)));
 
 const script = `
 import { EventEmitter } from "node:events";
@@ -69,9 +64,7 @@ before(async () => {
   // Bundled as a service ships (and as bench/instructions.mjs measures): a TypeScript loader in
   // the child would bring EventEmitters and threads of its own into the feedback looked at.
   dir = mkdtempSync(join(tmpdir(), "keel-feedback-"));
-  writeFileSync(join(dir, "server.ts"), script);
-  bundle = join(dir, "server.mjs");
-  await esbuild({ entryPoints: [join(dir, "server.ts")], bundle: true, platform: "node", format: "esm", target: "node20", outfile: bundle, logLevel: "error" });
+  bundle = await bundleServer(dir, script);
 });
 after(() => {
   rmSync(dir, { recursive: true, force: true });
@@ -88,49 +81,15 @@ interface Feedback {
 
 /** Run the child in `mode`, send it `requests` GET /hello on 4 keep-alive connections from here, read its feedback. */
 async function feedbackOf(mode: "exporter" | "control", requests: number): Promise<Feedback> {
-  // %DebugPrint writes to C's stdout: a file here (a pipe is non-blocking in node, and C's writes
-  // to it can be lost); this script's own lines go to stderr.
+  // %DebugPrint writes to C's stdout (a file, see runLoadedChild); this script's own lines go to stderr.
   const printed = join(dir, `${mode}.txt`);
-  const fd = openSync(printed, "w");
-  const child = spawn(process.execPath, ["--allow-natives-syntax", bundle], {
-    env: { ...process.env, MODE: mode, OTLP_URL: receiver.url + "/v1/traces" },
-    stdio: ["pipe", fd, "pipe"],
+  const lines = await runLoadedChild(bundle, {
+    flags: ["--allow-natives-syntax"],
+    env: { MODE: mode, OTLP_URL: receiver.url + "/v1/traces" },
+    stdoutFile: printed,
+    requests,
+    stdinLine: "report\n",
   });
-  closeSync(fd);
-  let lines = "";
-  const stderr = child.stderr!;
-  stderr.setEncoding("utf8");
-  // "close", not "exit": stderr is read to its end.
-  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-  const port = await new Promise<number>((resolve, reject) => {
-    stderr.on("data", (d: string) => {
-      lines += d;
-      const m = /PORT (\d+)\n/.exec(lines);
-      if (m !== null) resolve(Number(m[1]));
-    });
-    child.on("exit", (code) => reject(new Error(`child exited (${String(code)}) before listening: ${lines}`)));
-  });
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
-  let next = 0;
-  const one = (): Promise<void> =>
-    new Promise((resolve, reject) => {
-      http.get(`http://127.0.0.1:${port}/hello`, { agent }, (res) => {
-        res.resume();
-        res.on("end", resolve);
-      }).on("error", reject);
-    });
-  await Promise.all(
-    Array.from({ length: 4 }, async () => {
-      while (next < requests) {
-        next++;
-        await one();
-      }
-    }),
-  );
-  agent.destroy();
-  child.stdin!.end("report\n");
-  const code = await exited;
-  assert.equal(code, 0, lines);
   const out = readFileSync(printed, "utf8");
   // Each print starts with "DebugPrint:", in the script's order: EventEmitter.init, then
   // Readable.prototype.read (V8 12 and later print no name after <SharedFunctionInfo>).
