@@ -68,6 +68,20 @@ export interface ServiceCommand {
 /** The forced exit never comes sooner than this after the pre-stop delay, ms (see serve()). */
 const MIN_FORCED_EXIT_MS = 1000;
 
+/** The most the drain keeps back from in-flight requests for the shutdown hooks, ms. */
+const HOOKS_RESERVE_MAX_MS = 1000;
+
+/**
+ * How long in-flight requests get after the pre-stop delay before they are cut off, ms: the
+ * shutdown timeout less a reserve for the shutdown hooks (a quarter of it, at most 1 s).
+ * Requests and hooks share the one budget; cutting requests off at its very end left the hooks
+ * no time, and the forced exit came in the same instant as the cut: exit 1 and an unflushed log
+ * for a shutdown that would have ended cleanly a moment later.
+ */
+function requestDrainMs(shutdownTimeoutMs: number): number {
+  return shutdownTimeoutMs - Math.min(HOOKS_RESERVE_MAX_MS, Math.floor(shutdownTimeoutMs / 4));
+}
+
 const PROCESS_IO = { stdout: (t: string) => void process.stdout.write(t), stderr: (t: string) => void process.stderr.write(t) };
 
 /**
@@ -75,7 +89,9 @@ const PROCESS_IO = { stdout: (t: string) => void process.stdout.write(t), stderr
  * problem (bad flags or variables, a port in use, a missing secret: one plain line on stderr
  * says what to change); 1 when the service fails otherwise (one JSON line at level 60 first),
  * or when the shutdown has not finished within the pre-stop delay plus the shutdown timeout
- * after SIGTERM/SIGINT (one line at level 50 says what was pending).
+ * after SIGTERM/SIGINT (one line at level 50 says what was pending). In-flight requests get the
+ * shutdown timeout less a reserve for the shutdown hooks (a quarter of it, at most 1 s); those
+ * still running then are cut off, and the shutdown still ends with exit 0 when the hooks finish.
  *
  * @example
  * await runService({ service: "billing", version: "1.4.2", createApp: (config, prod) => {
@@ -159,7 +175,8 @@ async function serve<S extends CliSpec>(options: RunServiceOptions<S>): Promise<
       host: config.host,
       port: config.port,
       signal,
-      shutdownTimeout: config.shutdownTimeoutMs,
+      // Requests are cut off early enough to leave the hooks their reserve (requestDrainMs).
+      shutdownTimeout: requestDrainMs(config.shutdownTimeoutMs),
       preStopDelay: config.preStopDelayMs,
       ...config.limits,
     });

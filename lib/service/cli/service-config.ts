@@ -84,7 +84,7 @@ export const SERVICE_OPTIONS = {
     flag: "shutdown-timeout",
     env: "SHUTDOWN_TIMEOUT_MS",
     value: "MS",
-    description: "How long the shutdown may take after SIGTERM/SIGINT (after the pre-stop delay): in-flight requests, then shutdown hooks; past it the process says what was pending and exits 1",
+    description: "How long the shutdown may take after SIGTERM/SIGINT (after the pre-stop delay): in-flight requests (cut off when a quarter of it, at most 1 s, is left), then shutdown hooks; past it the process says what was pending and exits 1",
     defaultText: "10000",
     parse: integerIn(0, 600_000),
   } as CliOption<number>,
