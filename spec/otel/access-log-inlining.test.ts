@@ -7,12 +7,10 @@
 // with an OTLP exporter sampling 1% and one sampling none. What V8 inlines depends on its version:
 // asserted on Node 20, where it was measured; printed elsewhere.
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, it } from "node:test";
-import { bundleServer, libPath as lib, runLoadedChild } from "./bundled-child.js";
-import { startReceiver, type Receiver } from "./otlp-receiver.js";
+import { it } from "node:test";
+import { bundledServerFixture, libPath as lib, runLoadedChild } from "./bundled-child.js";
 
 const script = `
 import { App, route, silentLogger } from ${lib("index.ts")};
@@ -33,25 +31,14 @@ process.stdin.once("data", async () => {
 });
 `;
 
-let receiver: Receiver;
-let dir: string;
-let bundle: string;
-before(async () => {
-  receiver = await startReceiver();
-  dir = mkdtempSync(join(tmpdir(), "keel-inlining-"));
-  bundle = await bundleServer(dir, script);
-});
-after(() => {
-  rmSync(dir, { recursive: true, force: true });
-  return receiver.close();
-});
+const fixture = bundledServerFixture("keel-inlining-", script);
 
 /** The functions V8 inlined into accessLogLayer, in its last optimised compile, after `requests` GET /hello. */
 async function inlinedIntoLayer(ratio: number, requests: number): Promise<string[]> {
-  const printed = join(dir, `trace-${ratio}.txt`);
-  await runLoadedChild(bundle, {
+  const printed = join(fixture.dir, `trace-${ratio}.txt`);
+  await runLoadedChild(fixture.bundle, {
     flags: ["--trace-turbo-inlining", "--turbo-filter=accessLogLayer"],
-    env: { RATIO: String(ratio), OTLP_URL: receiver.url + "/v1/traces" },
+    env: { RATIO: String(ratio), OTLP_URL: fixture.receiver.url + "/v1/traces" },
     stdoutFile: printed,
     requests,
     stdinLine: "done\n",

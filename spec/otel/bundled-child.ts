@@ -4,17 +4,44 @@
 // bring classes and threads of its own into what is looked at.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { closeSync, openSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
 import { build as esbuild } from "esbuild";
+import { startReceiver, type Receiver } from "./otlp-receiver.js";
 
 /** A lib/ source file as a string literal for a script's import. */
 export const libPath = (path: string): string => JSON.stringify(fileURLToPath(new URL(`../../lib/${path}`, import.meta.url)));
 
+/** What the hooks of `bundledServerFixture` set up: read it inside tests, after `before` ran. */
+export interface BundledServer {
+  /** A temp folder of the file's own (the bundle, the child's printed output). */
+  dir: string;
+  bundle: string;
+  /** An OTLP receiver for the child's exporter to send to. */
+  receiver: Receiver;
+}
+
+/** Register the file's hooks: before, an OTLP receiver and `script` bundled into a temp folder; after, both gone. */
+export function bundledServerFixture(tmpPrefix: string, script: string): BundledServer {
+  const fixture = {} as BundledServer;
+  before(async () => {
+    fixture.receiver = await startReceiver();
+    fixture.dir = mkdtempSync(join(tmpdir(), tmpPrefix));
+    fixture.bundle = await bundleServer(fixture.dir, script);
+  });
+  after(() => {
+    rmSync(fixture.dir, { recursive: true, force: true });
+    return fixture.receiver.close();
+  });
+  return fixture;
+}
+
 /** Write `script` to `dir`/server.ts and bundle it; the bundle's path. */
-export async function bundleServer(dir: string, script: string): Promise<string> {
+async function bundleServer(dir: string, script: string): Promise<string> {
   writeFileSync(join(dir, "server.ts"), script);
   const bundle = join(dir, "server.mjs");
   await esbuild({ entryPoints: [join(dir, "server.ts")], bundle: true, platform: "node", format: "esm", target: "node20", outfile: bundle, logLevel: "error" });

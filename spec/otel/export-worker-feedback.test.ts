@@ -9,12 +9,10 @@
 // requests from another process. The control is the old order (a worker started once requests
 // flow): it must show the megamorphic feedback, else this test checks nothing.
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, it } from "node:test";
-import { bundleServer, libPath as lib, runLoadedChild } from "./bundled-child.js";
-import { startReceiver, type Receiver } from "./otlp-receiver.js";
+import { it } from "node:test";
+import { bundledServerFixture, libPath as lib, runLoadedChild } from "./bundled-child.js";
 
 const script = `
 import { EventEmitter } from "node:events";
@@ -56,20 +54,9 @@ process.stdin.once("data", async () => {
 });
 `;
 
-let receiver: Receiver;
-let dir: string;
-let bundle: string;
-before(async () => {
-  receiver = await startReceiver();
-  // Bundled as a service ships (and as bench/instructions.mjs measures): a TypeScript loader in
-  // the child would bring EventEmitters and threads of its own into the feedback looked at.
-  dir = mkdtempSync(join(tmpdir(), "keel-feedback-"));
-  bundle = await bundleServer(dir, script);
-});
-after(() => {
-  rmSync(dir, { recursive: true, force: true });
-  return receiver.close();
-});
+// Bundled as a service ships (and as bench/instructions.mjs measures): a TypeScript loader in
+// the child would bring EventEmitters and threads of its own into the feedback looked at.
+const fixture = bundledServerFixture("keel-feedback-", script);
 
 interface Feedback {
   stats: { exported: number } | null;
@@ -82,10 +69,10 @@ interface Feedback {
 /** Run the child in `mode`, send it `requests` GET /hello on 4 keep-alive connections from here, read its feedback. */
 async function feedbackOf(mode: "exporter" | "control", requests: number): Promise<Feedback> {
   // %DebugPrint writes to C's stdout (a file, see runLoadedChild); this script's own lines go to stderr.
-  const printed = join(dir, `${mode}.txt`);
-  const lines = await runLoadedChild(bundle, {
+  const printed = join(fixture.dir, `${mode}.txt`);
+  const lines = await runLoadedChild(fixture.bundle, {
     flags: ["--allow-natives-syntax"],
-    env: { MODE: mode, OTLP_URL: receiver.url + "/v1/traces" },
+    env: { MODE: mode, OTLP_URL: fixture.receiver.url + "/v1/traces" },
     stdoutFile: printed,
     requests,
     stdinLine: "report\n",
